@@ -1,0 +1,32 @@
+#!/bin/sh
+# Install what calltrace needs from Debian's packages, only if it is missing.
+# Called by `make demo` and `make check`; safe to run again.
+set -e
+
+need=""
+pkg-config --version >/dev/null 2>&1 || need="$need pkg-config"
+command -v gcc >/dev/null 2>&1 || need="$need gcc"
+command -v g++ >/dev/null 2>&1 || need="$need g++"
+command -v make >/dev/null 2>&1 || need="$need make"
+pkg-config --exists libdw 2>/dev/null || need="$need libdw-dev"
+pkg-config --exists libelf 2>/dev/null || need="$need libelf-dev"
+pkg-config --exists libzstd 2>/dev/null || need="$need libzstd-dev"
+command -v clang >/dev/null 2>&1 || need="$need clang"
+command -v python3 >/dev/null 2>&1 || need="$need python3"
+
+[ -z "$need" ] && exit 0
+
+echo "calltrace: installing:$need" >&2
+SUDO=""
+if [ "$(id -u)" != 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		SUDO="sudo"
+	else
+		echo "calltrace: need root to install:$need (apt-get install$need)" >&2
+		exit 1
+	fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null 2>&1 || true
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+
+#include "builder.h"
+
+/*
+ * Stack pointers are kept in 16-byte units, 31 bits wide. A difference beyond
+ * this window is another stack (a signal's alternate stack, a coroutine's):
+ * that is a switch, not an unwind, so nothing is closed for it.
+ */
+#define CT_SP_WINDOW ((int64_t)(64 << 20) / 16)
+
+/* b - a, sign-extended from 31 bits */
+static int64_t ct_sp_diff(uint64_t b, uint64_t a)
+{
+	return (int64_t)((b - a) << 33) >> 33;
+}
+
+void ct_builder_init(struct ct_builder *b, const struct ct_builder_ops *ops, void *ctx)
+{
+	memset(b, 0, sizeof(*b));
+	b->ops = ops;
+	b->ctx = ctx;
+}
+
+void ct_builder_free(struct ct_builder *b)
+{
+	free(b->stack);
+	b->stack = NULL;
+}
+
+static void ct_pop(struct ct_builder *b, uint64_t clock, enum ct_close how)
+{
+	struct ct_frame *f = &b->stack[--b->depth];
+	uint64_t ticks = clock > f->enter_clock ? clock - f->enter_clock : 0;
+
+	if (b->depth) {
+		b->stack[b->depth - 1].child_ticks += ticks;
+		b->stack[b->depth - 1].children++;
+	}
+	if (how == CT_CLOSE_UNWOUND)
+		b->unwound++;
+	b->ops->exit(b->ctx, f, b->depth, clock, ticks, how);
+}
+
+/* Close the frames below stack pointer sp (and at it too, if inclusive). */
+static void ct_unwind_to(struct ct_builder *b, uint64_t sp, uint64_t clock, int inclusive)
+{
+	while (b->depth) {
+		int64_t d = ct_sp_diff(sp, b->stack[b->depth - 1].sp);
+		if (d < !inclusive || d > CT_SP_WINDOW)
+			break;
+		ct_pop(b, clock, CT_CLOSE_UNWOUND);
+	}
+}
+
+static void ct_on_enter(struct ct_builder *b, const struct ct_event *ev)
+{
+	/* frames below the caller's stack pointer are not its ancestors */
+	ct_unwind_to(b, ev->sp, ev->clock, b->jumped);
+	b->jumped = 0;
+	if (b->depth == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 64;
+		b->stack = ct_realloc(b->stack, b->cap * sizeof(*b->stack));
+	}
+	struct ct_frame *f = &b->stack[b->depth];
+	*f = (struct ct_frame){ .addr = ev->addr, .enter_clock = ev->clock, .sp = ev->sp };
+	b->ops->enter(b->ctx, f, b->depth++);
+}
+
+static void ct_on_exit(struct ct_builder *b, const struct ct_event *ev)
+{
+	b->jumped = 0;
+	/* the frame of this function at this stack position: returns from it */
+	for (uint32_t i = b->depth; i-- > 0;) {
+		const struct ct_frame *f = &b->stack[i];
+		int64_t d = ct_sp_diff(f->sp, ev->sp);
+		if (f->addr == ev->addr && d >= 0 && d <= CT_SP_WINDOW) {
+			while (b->depth > i + 1)
+				ct_pop(b, ev->clock, CT_CLOSE_UNWOUND);
+			ct_pop(b, ev->clock, CT_CLOSE_RETURN);
+			return;
+		}
+		if (d > CT_SP_WINDOW || d < -CT_SP_WINDOW)
+			break; /* another stack: look no further */
+	}
+	/* a return whose call we never saw: deeper frames it left are gone too */
+	ct_unwind_to(b, ev->sp, ev->clock, 0);
+	struct ct_frame f = { .addr = ev->addr, .enter_clock = ev->clock, .sp = ev->sp };
+	b->no_entry++;
+	b->ops->exit(b->ctx, &f, b->depth, ev->clock, 0, CT_CLOSE_NO_ENTRY);
+}
+
+void ct_builder_event(struct ct_builder *b, const struct ct_event *ev)
+{
+	b->last_clock = ev->clock;
+	switch (ev->kind) {
+	case CT_EV_ENTER:
+		ct_on_enter(b, ev);
+		break;
+	case CT_EV_EXIT:
+		ct_on_exit(b, ev);
+		break;
+	default:
+		if (ev->ext_type == CT_EXT_JUMP || ev->ext_type == CT_EXT_CATCH) {
+			uint64_t sp = 0;
+			memcpy(&sp, ev->ext, ev->ext_len < 8 ? ev->ext_len : 8);
+			if (sp)
+				ct_unwind_to(b, sp, ev->clock, 0);
+			else
+				b->jumped = 1;
+		}
+		if (b->ops->ext)
+			b->ops->ext(b->ctx, ev, b->depth);
+		break;
+	}
+}
+
+void ct_builder_finish(struct ct_builder *b)
+{
+	while (b->depth)
+		ct_pop(b, b->last_clock, CT_CLOSE_UNFINISHED);
+}

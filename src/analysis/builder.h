@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The call-tree builder: the one place that turns a thread's records into
+ * calls. Every output (replay, report, exports) consumes its callbacks, so
+ * they all agree on nesting, on frames abandoned by longjmp or exceptions, on
+ * calls that never returned, and on returns whose call was never seen.
+ *
+ * Abandoned frames are found with the stack pointer each record carries.
+ * The runtime marks every longjmp with the stack pointer of the frame it
+ * lands in, and every catch with the frame that catches: frames below it were
+ * left without their exit hooks running (always for longjmp, in clang builds
+ * for exceptions). Without a mark, a call whose stack pointer is above a
+ * frame's cannot be that frame's callee (equal is an inlined callee, whose
+ * hooks run in its caller's frame). A return is matched to the frame of its
+ * function at its stack position, whatever is above it.
+ */
+#ifndef CT_ANALYSIS_BUILDER_H
+#define CT_ANALYSIS_BUILDER_H
+
+#include <stdint.h>
+
+#include "../format/events.h"
+
+enum ct_close {
+	CT_CLOSE_RETURN,     /* returned normally */
+	CT_CLOSE_UNWOUND,    /* abandoned by a jump or an exception */
+	CT_CLOSE_UNFINISHED, /* still open when the thread's records end */
+	CT_CLOSE_NO_ENTRY,   /* a return whose call was never seen */
+};
+
+struct ct_frame {
+	uint64_t addr;
+	uint64_t enter_clock;
+	uint64_t sp;
+	uint64_t child_ticks; /* time spent in its children */
+	uint32_t children;
+	uint32_t user; /* for the consumer (a function id, say) */
+};
+
+struct ct_builder_ops {
+	/* f is on the stack at depth (0 = outermost) */
+	void (*enter)(void *ctx, struct ct_frame *f, uint32_t depth);
+	/* f leaves the stack; ticks is its duration (0 for NO_ENTRY) */
+	void (*exit)(void *ctx, struct ct_frame *f, uint32_t depth, uint64_t exit_clock, uint64_t ticks,
+		     enum ct_close how);
+	/* an extended record (lost events, thread end ...) at the current depth */
+	void (*ext)(void *ctx, const struct ct_event *ev, uint32_t depth);
+};
+
+struct ct_builder {
+	struct ct_frame *stack;
+	uint32_t depth, cap;
+	uint64_t last_clock;
+	uint64_t unwound, no_entry; /* counts, for info */
+	int jumped; /* a jump to an unknown frame: the next call settles where */
+	const struct ct_builder_ops *ops;
+	void *ctx;
+};
+
+void ct_builder_init(struct ct_builder *b, const struct ct_builder_ops *ops, void *ctx);
+void ct_builder_free(struct ct_builder *b);
+void ct_builder_event(struct ct_builder *b, const struct ct_event *ev);
+/* The thread's records ended: close what is open as unfinished. */
+void ct_builder_finish(struct ct_builder *b);
+
+#endif

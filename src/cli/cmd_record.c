@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+
+#include "cli.h"
+#include "../record/record.h"
+
+static const char ct_record_help[] =
+	"usage: calltrace record [options] [--] PROG [ARGS...]\n\n"
+	"Run PROG with the calltrace runtime preloaded and record every function call and\n"
+	"return of its instrumented code (built with -finstrument-functions), in every\n"
+	"thread and every child process. Exits with PROG's exit status (128+N if a signal\n"
+	"N killed it).\n\n"
+	"  -o, --output=PATH      write the trace to PATH (default: calltrace.data)\n"
+	"  -b, --buffer-size=SIZE shared buffer between the program and the recorder\n"
+	"                         (default 32M; at least 4 chunks)\n"
+	"      --chunk-size=SIZE  unit a thread fills before handing it over (default 64K)\n"
+	"      --lossy            drop events instead of waiting when the buffer is full\n"
+	"                         (lost events are counted and reported)\n"
+	"  -h, --help             this help\n";
+
+static const struct option ct_record_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "buffer-size", required_argument, NULL, 'b' },
+	{ "chunk-size", required_argument, NULL, 1100 },
+	{ "lossy", no_argument, NULL, 1101 },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+static int ct_size_opt(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out)
+{
+	if (ct_parse_size(arg, out) < 0 || *out < min || *out > max) {
+		ct_error("record: %s must be a size between %lluK and %lluM, not '%s'", name,
+			 (unsigned long long)(min >> 10), (unsigned long long)(max >> 20), arg);
+		return -1;
+	}
+	return 0;
+}
+
+int ct_cmd_record(int argc, char **argv)
+{
+	struct ct_record_opts o = {
+		.output = CT_DEFAULT_OUTPUT,
+		.buffer_size = CT_DEFAULT_BUFFER,
+		.chunk_size = CT_DEFAULT_CHUNK,
+		.level = CT_DEFAULT_ZSTD_LEVEL,
+	};
+	uint64_t chunk = CT_DEFAULT_CHUNK;
+	int c;
+
+	while ((c = ct_getopt("record", argc, argv, "+o:b:h", ct_record_longopts)) != -1) {
+		switch (c) {
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'b':
+			if (ct_size_opt("--buffer-size", optarg, 64 << 10, 1ull << 40, &o.buffer_size))
+				return CT_EXIT_USAGE;
+			break;
+		case 1100:
+			if (ct_size_opt("--chunk-size", optarg, 4 << 10, 16 << 20, &chunk))
+				return CT_EXIT_USAGE;
+			o.chunk_size = (uint32_t)(chunk & ~(uint64_t)4095);
+			break;
+		case 1101:
+			o.lossy = 1;
+			break;
+		case 'h':
+			fputs(ct_record_help, stdout);
+			return 0;
+		default:
+			return CT_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		ct_error("record: no program to run (usage: calltrace record [options] PROG [ARGS...])");
+		return CT_EXIT_USAGE;
+	}
+	if (o.buffer_size / o.chunk_size < 4) {
+		ct_error("record: the buffer must hold at least 4 chunks of %u bytes", o.chunk_size);
+		return CT_EXIT_USAGE;
+	}
+	o.argv = argv + optind;
+	return ct_record(&o);
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The raw event the runtime writes into shared memory: two 64-bit words.
+ *
+ *   word0 = clock << 16 | sp[4..19]          clock: low 48 bits of the TSC
+ *   word1 = kind << 62 | sp[20..34] << 47 | address (47 bits)
+ *
+ * "sp" is the caller's stack pointer at the moment it called the hook (the
+ * canonical frame address of the hook), 16-byte aligned by the ABI, so its low
+ * four bits carry nothing. 31 bits of it (a 32 GiB window) are enough to
+ * compare two frames of one thread's stack, which is all the reader needs to
+ * notice frames abandoned by longjmp or by an exception that ran no exit hook.
+ *
+ * A record is valid only if word0 != 0 and kind != 0: chunks are zeroed before
+ * reuse, so a reader salvaging the chunk of a killed thread stops at the first
+ * record that was never completed.
+ *
+ * kind CT_EV_EXT introduces an extended record: word1 carries its type and
+ * payload length in words; the payload follows. The runtime writes the payload
+ * first and the two header words last, so a torn extended record also reads
+ * as the end of the chunk.
+ */
+#ifndef CT_COMMON_EVENT_H
+#define CT_COMMON_EVENT_H
+
+#include <stdint.h>
+
+#define CT_EV_ENTER 1u
+#define CT_EV_EXIT  2u
+#define CT_EV_EXT   3u
+
+#define CT_EV_ADDR_BITS 47
+#define CT_EV_ADDR_MASK ((UINT64_C(1) << CT_EV_ADDR_BITS) - 1)
+#define CT_EV_CLOCK_BITS 48
+#define CT_EV_CLOCK_MASK ((UINT64_C(1) << CT_EV_CLOCK_BITS) - 1)
+#define CT_EV_SP_BITS 31
+#define CT_EV_SP_MASK ((UINT64_C(1) << CT_EV_SP_BITS) - 1)
+
+/* Extended record types (word1 bits 0..15), payload length in words at 16..31. */
+enum ct_ext_type {
+	CT_EXT_PROCESS = 1, /* struct ct_ext_process + exe path + NUL + argv (NUL-separated) */
+	CT_EXT_MODULE = 2,  /* struct ct_ext_module + path */
+	CT_EXT_LOST = 3,    /* u64 number of events dropped just before this point */
+	CT_EXT_THREAD_END = 4, /* the thread ran its last destructor */
+	/*
+	 * Marks: extended records with no payload whose stack pointer is packed
+	 * like a call's. The frames below that stack pointer were abandoned.
+	 */
+	CT_EXT_JUMP = 5,  /* longjmp to a frame at sp (0: target unknown) */
+	CT_EXT_CATCH = 6, /* a catch handler began in the frame at sp */
+};
+
+#define CT_EXT_MAX_WORDS 2048 /* 16 KiB of payload at most */
+
+static inline uint64_t ct_ev_word0(uint64_t clock, uint64_t cfa)
+{
+	return clock << 16 | ((cfa >> 4) & 0xffff);
+}
+
+static inline uint64_t ct_ev_word1(uint64_t kind, uint64_t addr, uint64_t cfa)
+{
+	return kind << 62 | ((cfa >> 20) & 0x7fff) << CT_EV_ADDR_BITS | (addr & CT_EV_ADDR_MASK);
+}
+
+/* A mark is an extended record of no payload, type in the address bits. */
+static inline uint64_t ct_ev_mark_word1(uint32_t type, uint64_t cfa)
+{
+	return ct_ev_word1(CT_EV_EXT, type, cfa);
+}
+
+static inline uint64_t ct_ev_ext_word1(uint32_t type, uint32_t nwords)
+{
+	return (uint64_t)CT_EV_EXT << 62 | (uint64_t)nwords << 16 | type;
+}
+
+static inline unsigned ct_ev_kind(uint64_t w1)
+{
+	return (unsigned)(w1 >> 62);
+}
+
+static inline uint64_t ct_ev_addr(uint64_t w1)
+{
+	return w1 & CT_EV_ADDR_MASK;
+}
+
+static inline uint64_t ct_ev_clock48(uint64_t w0)
+{
+	return w0 >> 16;
+}
+
+/* The stack pointer in 16-byte units, 31 bits. */
+static inline uint64_t ct_ev_sp(uint64_t w0, uint64_t w1)
+{
+	return ((w1 >> CT_EV_ADDR_BITS) & 0x7fff) << 16 | (w0 & 0xffff);
+}
+
+static inline uint32_t ct_ev_ext_type(uint64_t w1)
+{
+	return (uint32_t)(w1 & 0xffff);
+}
+
+static inline uint32_t ct_ev_ext_words(uint64_t w1)
+{
+	return (uint32_t)((w1 >> 16) & 0xffff);
+}
+
+struct ct_ext_process {
+	int32_t pid;
+	int32_t ppid;
+	uint32_t parent_instance; /* the instance we were forked from, or 0 */
+	uint32_t exe_len;	  /* bytes of exe path, NUL included */
+	uint32_t args_len;	  /* bytes of argv, NUL-separated */
+	uint32_t reserved;
+	uint64_t realtime_ns; /* CLOCK_REALTIME at start */
+};
+
+struct ct_ext_module {
+	uint64_t base;	     /* load bias: runtime address - ELF address */
+	uint64_t lo, hi;     /* runtime range of the executable segments */
+	uint32_t path_len;   /* bytes of path, NUL included */
+	uint8_t build_id_len;
+	uint8_t reserved[3];
+	uint8_t build_id[32];
+};
+
+#endif

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shared-memory pool between the recorder and the traced processes.
+ *
+ * Layout of the memfd: one control area (struct ct_pool_ctl, then an array of
+ * chunk descriptors), page aligned, followed by nchunks chunks of chunk_size
+ * bytes each. The recorder creates and initialises it; every traced process
+ * maps it (it survives fork and is reopened after exec).
+ *
+ * A chunk belongs to exactly one party at a time:
+ *   FREE  -> on the free stack, owned by nobody, all zero
+ *   OWNED -> taken by a thread, which appends records to it
+ *   FULL  -> published by its thread (release store), waiting for the recorder
+ * The recorder encodes FULL chunks, zeroes them and pushes them back on the
+ * free stack. It salvages OWNED chunks whose thread is gone by reading records
+ * up to the first incomplete one.
+ *
+ * The free stack is a Treiber stack whose head carries a 32-bit tag against
+ * ABA; every operation on it is a single CAS, so threads never take a lock.
+ */
+#ifndef CT_COMMON_POOL_H
+#define CT_COMMON_POOL_H
+
+#include <stdint.h>
+#include <stdatomic.h>
+
+#define CT_POOL_MAGIC	UINT64_C(0x4c4f4f5054435443) /* "CTCTPOOL" */
+#define CT_POOL_VERSION 1
+
+#define CT_CHUNK_FREE  0u
+#define CT_CHUNK_OWNED 1u
+#define CT_CHUNK_FULL  2u
+
+/* chunk flags */
+#define CT_CHUNK_LAST 1u /* the thread published this chunk as it ended */
+
+/* pool flags */
+#define CT_POOL_LOSSY 1u /* drop events instead of waiting for a free chunk */
+
+/* pool states */
+#define CT_POOL_RECORDING 0u
+#define CT_POOL_DETACHED  1u /* the recorder is gone or gave up: stop tracing */
+
+/* clocks */
+#define CT_CLOCK_TSC	   1u
+#define CT_CLOCK_MONOTONIC 2u
+
+struct ct_chunk_desc {
+	_Atomic uint32_t state;
+	_Atomic uint32_t next; /* free-stack link: index + 1, 0 ends the stack */
+	uint32_t instance;
+	int32_t pid;
+	int32_t tid;
+	uint32_t flags;
+	uint64_t thread_seq;  /* 0, 1, 2 ... for the chunks of one thread */
+	uint64_t publish_seq; /* global order of publication */
+	uint64_t base_clock;  /* full clock when the chunk was taken */
+	uint32_t used;	      /* bytes written, set before publishing */
+	uint32_t reserved;
+};
+
+struct ct_pool_ctl {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t ctl_size; /* bytes before the first chunk, page aligned */
+	uint32_t chunk_size;
+	uint32_t nchunks;
+	uint32_t flags;
+	uint32_t clock;
+	int32_t recorder_pid;
+	_Atomic uint32_t state;
+
+	_Atomic uint64_t free_head; /* tag << 32 | (index + 1) */
+	_Atomic uint64_t publish_seq;
+	_Atomic uint32_t next_instance;
+
+	/* the recorder sleeps on wake_seq when it has nothing to do */
+	_Atomic uint32_t recorder_sleeping;
+	_Atomic uint32_t wake_seq;
+
+	/* threads that found no free chunk sleep on free_seq */
+	_Atomic uint32_t free_waiters;
+	_Atomic uint32_t free_seq;
+
+	_Atomic uint64_t lost_events; /* dropped events, all threads */
+	_Atomic uint64_t wait_count;  /* times a thread waited for a chunk */
+
+	uint8_t pad[64];
+	struct ct_chunk_desc desc[];
+};
+
+static inline uint64_t *ct_pool_chunk(struct ct_pool_ctl *ctl, uint32_t idx)
+{
+	return (uint64_t *)((char *)ctl + ctl->ctl_size + (uint64_t)idx * ctl->chunk_size);
+}
+
+static inline uint64_t ct_pool_size(const struct ct_pool_ctl *ctl)
+{
+	return ctl->ctl_size + (uint64_t)ctl->nchunks * ctl->chunk_size;
+}
+
+/* Pop a free chunk; returns its index or -1 when the stack is empty. */
+static inline int64_t ct_pool_pop_free(struct ct_pool_ctl *ctl)
+{
+	uint64_t head = atomic_load_explicit(&ctl->free_head, memory_order_acquire);
+	for (;;) {
+		uint32_t top = (uint32_t)head;
+		if (!top)
+			return -1;
+		uint32_t next = atomic_load_explicit(&ctl->desc[top - 1].next,
+						     memory_order_relaxed);
+		uint64_t tagged = ((head >> 32) + 1) << 32 | next;
+		if (atomic_compare_exchange_weak_explicit(&ctl->free_head, &head, tagged,
+							  memory_order_acq_rel,
+							  memory_order_acquire))
+			return top - 1;
+	}
+}
+
+static inline void ct_pool_push_free(struct ct_pool_ctl *ctl, uint32_t idx)
+{
+	uint64_t head = atomic_load_explicit(&ctl->free_head, memory_order_acquire);
+	atomic_store_explicit(&ctl->desc[idx].state, CT_CHUNK_FREE, memory_order_relaxed);
+	for (;;) {
+		atomic_store_explicit(&ctl->desc[idx].next, (uint32_t)head,
+				      memory_order_relaxed);
+		uint64_t tagged = ((head >> 32) + 1) << 32 | (idx + 1);
+		if (atomic_compare_exchange_weak_explicit(&ctl->free_head, &head, tagged,
+							  memory_order_acq_rel,
+							  memory_order_acquire))
+			return;
+	}
+}
+
+#endif

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <zstd.h>
+
+#include "events.h"
+
+void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level)
+{
+	memset(e, 0, sizeof(*e));
+	uint32_t cap = 64;
+	while (cap < max_records * 2)
+		cap *= 2;
+	e->dict_mask = cap - 1;
+	e->dict_keys = ct_calloc(cap, sizeof(uint64_t));
+	e->dict_vals = ct_calloc(cap, sizeof(uint32_t));
+	e->dict_gen = ct_calloc(cap, sizeof(uint32_t));
+	e->cctx = ZSTD_createCCtx();
+	e->level = level;
+}
+
+void ct_encoder_free(struct ct_encoder *e)
+{
+	for (int i = 0; i < 4; i++)
+		ct_buf_free(&e->col[i]);
+	ct_buf_free(&e->funcs);
+	ct_buf_free(&e->body);
+	ct_buf_free(&e->out);
+	free(e->dict_keys);
+	free(e->dict_vals);
+	free(e->dict_gen);
+	ZSTD_freeCCtx(e->cctx);
+	memset(e, 0, sizeof(*e));
+}
+
+void ct_encoder_begin(struct ct_encoder *e, uint32_t instance, int32_t pid, int32_t tid,
+		      uint64_t thread_seq, uint32_t flags, uint32_t max_records)
+{
+	memset(&e->hdr, 0, sizeof(e->hdr));
+	e->hdr.instance = instance;
+	e->hdr.pid = pid;
+	e->hdr.tid = tid;
+	e->hdr.thread_seq = thread_seq;
+	e->hdr.flags = flags;
+	e->gen++;
+	if (!e->gen) { /* wrapped: forget every generation */
+		memset(e->dict_gen, 0, (e->dict_mask + 1) * sizeof(uint32_t));
+		e->gen = 1;
+	}
+	e->funcs.len = 0;
+	for (int i = 0; i < 4; i++) {
+		e->col[i].len = 0;
+		ct_buf_reserve(&e->col[i], (size_t)max_records * 10);
+	}
+	e->last_clock = 0;
+	e->last_sp = 0;
+}
+
+void ct_encoder_ext(struct ct_encoder *e, uint64_t clock, uint32_t type, const void *p, uint32_t len)
+{
+	struct ct_buf *c = e->col;
+	uint8_t tmp[10];
+
+	if (!e->hdr.nrecords++)
+		e->hdr.first_clock = e->last_clock = clock;
+	ct_buf_reserve(&c[CT_COL_CLOCK], 10);
+	c[CT_COL_CLOCK].len = (size_t)(ct_put_varint(c[CT_COL_CLOCK].data + c[CT_COL_CLOCK].len,
+						   ct_zigzag((int64_t)(clock - e->last_clock))) -
+				     c[CT_COL_CLOCK].data);
+	ct_buf_reserve(&c[CT_COL_CODE], 10);
+	c[CT_COL_CODE].len = (size_t)(ct_put_varint(c[CT_COL_CODE].data + c[CT_COL_CODE].len,
+						  (uint64_t)type << 2 | CT_CODE_EXT) -
+				    c[CT_COL_CODE].data);
+	ct_buf_append(&c[CT_COL_EXT], tmp, (size_t)(ct_put_varint(tmp, len) - tmp));
+	ct_buf_append(&c[CT_COL_EXT], p, len);
+	e->last_clock = clock;
+}
+
+void ct_encoder_finish(struct ct_encoder *e)
+{
+	struct ct_events_hdr *h = &e->hdr;
+
+	h->last_clock = e->last_clock;
+	e->body.len = 0;
+	ct_buf_append(&e->body, e->funcs.data, e->funcs.len);
+	for (int i = 0; i < 4; i++) {
+		h->col_len[i] = (uint32_t)e->col[i].len;
+		ct_buf_append(&e->body, e->col[i].data, e->col[i].len);
+	}
+	h->raw_len = (uint32_t)e->body.len;
+
+	size_t bound = ZSTD_compressBound(e->body.len);
+	e->out.len = 0;
+	ct_buf_reserve(&e->out, sizeof(*h) + bound);
+	size_t n = ZSTD_compressCCtx(e->cctx, e->out.data + sizeof(*h), bound, e->body.data,
+				     e->body.len, e->level);
+	if (ZSTD_isError(n) || n >= e->body.len) {
+		h->codec = 0;
+		memcpy(e->out.data + sizeof(*h), e->body.data, e->body.len);
+		n = e->body.len;
+	} else {
+		h->codec = 1;
+	}
+	memcpy(e->out.data, h, sizeof(*h));
+	e->out.len = sizeof(*h) + n;
+}
+
+void ct_decoder_init(struct ct_decoder *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->dctx = ZSTD_createDCtx();
+}
+
+void ct_decoder_free(struct ct_decoder *d)
+{
+	ct_buf_free(&d->raw);
+	ZSTD_freeDCtx(d->dctx);
+	memset(d, 0, sizeof(*d));
+}
+
+int ct_decoder_begin(struct ct_decoder *d, const uint8_t *payload, uint32_t len)
+{
+	if (len < sizeof(d->hdr))
+		return -1;
+	memcpy(&d->hdr, payload, sizeof(d->hdr));
+	const uint8_t *body = payload + sizeof(d->hdr);
+	size_t body_len = len - sizeof(d->hdr);
+	const struct ct_events_hdr *h = &d->hdr;
+
+	uint64_t want = (uint64_t)h->nfuncs * 8;
+	for (int i = 0; i < 4; i++)
+		want += h->col_len[i];
+	if (want != h->raw_len)
+		return -1;
+	if (h->codec == 1) {
+		d->raw.len = 0;
+		ct_buf_reserve(&d->raw, h->raw_len + 8);
+		size_t n = ZSTD_decompressDCtx(d->dctx, d->raw.data, h->raw_len, body, body_len);
+		if (ZSTD_isError(n) || n != h->raw_len)
+			return -1;
+		body = d->raw.data;
+	} else if (h->codec != 0 || body_len != h->raw_len) {
+		return -1;
+	}
+	d->funcs = body;
+	const uint8_t *p = body + (size_t)h->nfuncs * 8;
+	for (int i = 0; i < 4; i++) {
+		d->col[i] = p;
+		p += h->col_len[i];
+		d->col_end[i] = p;
+	}
+	d->left = h->nrecords;
+	d->clock = h->first_clock;
+	d->sp = 0;
+	return 0;
+}
+
+int ct_decoder_next(struct ct_decoder *d, struct ct_event *ev)
+{
+	uint64_t delta, code, v;
+
+	if (!d->left)
+		return 0;
+	d->left--;
+	if (!(d->col[CT_COL_CLOCK] = ct_get_varint(d->col[CT_COL_CLOCK], d->col_end[CT_COL_CLOCK], &delta)) ||
+	    !(d->col[CT_COL_CODE] = ct_get_varint(d->col[CT_COL_CODE], d->col_end[CT_COL_CODE], &code)))
+		return -1;
+	d->clock += (uint64_t)ct_unzigzag(delta);
+	ev->clock = d->clock;
+	if ((code & 3) == CT_CODE_EXT) {
+		if (!(d->col[CT_COL_EXT] = ct_get_varint(d->col[CT_COL_EXT], d->col_end[CT_COL_EXT], &v)) ||
+		    v > (uint64_t)(d->col_end[CT_COL_EXT] - d->col[CT_COL_EXT]))
+			return -1;
+		ev->kind = CT_EV_EXT;
+		ev->ext_type = (uint16_t)(code >> 2);
+		ev->ext = d->col[CT_COL_EXT];
+		ev->ext_len = (uint32_t)v;
+		d->col[CT_COL_EXT] += v;
+		ev->addr = 0;
+		ev->sp = 0;
+		return 1;
+	}
+	if ((code >> 2) >= d->hdr.nfuncs || (code & 3) > CT_CODE_EXIT ||
+	    !(d->col[CT_COL_SP] = ct_get_varint(d->col[CT_COL_SP], d->col_end[CT_COL_SP], &v)))
+		return -1;
+	d->sp += (uint64_t)ct_unzigzag(v);
+	ev->sp = d->sp;
+	ev->kind = (code & 3) == CT_CODE_EXIT ? CT_EV_EXIT : CT_EV_ENTER;
+	memcpy(&ev->addr, d->funcs + (code >> 2) * 8, 8);
+	ev->ext = NULL;
+	ev->ext_len = 0;
+	ev->ext_type = 0;
+	return 1;
+}

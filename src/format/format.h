@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The calltrace.data file, as specified in docs/FORMAT.md.
+ *
+ * A 32-byte file header, then blocks, appended and never rewritten. Each block
+ * is a 16-byte header (magic, type, flags, payload length, CRC-32C of header
+ * and payload) and its payload. A reader stops at the first block that does
+ * not fit in the file: that is where a killed recorder stopped writing.
+ */
+#ifndef CT_FORMAT_H
+#define CT_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CT_FILE_MAGIC	"CALLTRCE"
+#define CT_FILE_VERSION 1
+#define CT_BLOCK_MAGIC	0x4b425443u /* "CTBK" */
+
+struct ct_file_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_size;
+	uint64_t flags;
+	uint64_t reserved;
+};
+
+struct ct_block_header {
+	uint32_t magic;
+	uint16_t type;
+	uint16_t flags;
+	uint32_t length; /* payload bytes, as stored */
+	uint32_t crc;	 /* CRC-32C of the first 12 header bytes, then the payload */
+};
+
+enum ct_block_type {
+	CT_BLOCK_META = 1,    /* key \0 value \0 ... */
+	CT_BLOCK_CLOCK = 2,   /* struct ct_clock_sample */
+	CT_BLOCK_PROCESS = 3, /* struct ct_process_rec, exe \0, args (NUL-separated) */
+	CT_BLOCK_MODULE = 4,  /* struct ct_module_rec, path \0 */
+	CT_BLOCK_EVENTS = 5,  /* struct ct_events_hdr, then the encoded body */
+	CT_BLOCK_SYMTAB = 6,  /* zstd: struct ct_symtab_hdr, path, then symbols */
+	CT_BLOCK_END = 7,     /* struct ct_end_rec */
+};
+
+/* block flags */
+#define CT_BLOCK_ZSTD 1u /* payload = u32 raw length + one zstd frame */
+
+struct ct_clock_sample {
+	uint64_t clock;	       /* the trace clock: TSC, or CLOCK_MONOTONIC ns */
+	uint64_t monotonic_ns; /* CLOCK_MONOTONIC read right after */
+	uint64_t realtime_ns;  /* CLOCK_REALTIME read right after */
+};
+
+struct ct_process_rec {
+	uint32_t instance; /* one per process image: a fork or an exec makes a new one */
+	uint32_t parent_instance;
+	int32_t pid;
+	int32_t ppid;
+	uint64_t realtime_ns;
+	uint32_t exe_len;
+	uint32_t args_len;
+};
+
+struct ct_module_rec {
+	uint32_t instance;
+	uint8_t build_id_len;
+	uint8_t reserved[3];
+	uint64_t base; /* load bias */
+	uint64_t lo, hi;
+	uint8_t build_id[32];
+	/* path, NUL-terminated */
+};
+
+/* events flags */
+#define CT_EVENTS_SALVAGED 1u /* read from the chunk of a thread that was gone */
+#define CT_EVENTS_LAST	   2u /* the thread's last chunk */
+
+struct ct_events_hdr {
+	uint32_t instance;
+	int32_t pid;
+	int32_t tid;
+	uint32_t flags;
+	uint64_t thread_seq;
+	uint64_t first_clock;
+	uint64_t last_clock;
+	uint32_t nrecords; /* calls, returns and in-stream extended records */
+	uint32_t nfuncs;
+	uint32_t codec;	   /* 0 = raw body, 1 = zstd */
+	uint32_t raw_len;  /* body bytes before compression */
+	uint32_t col_len[4];
+};
+
+/* body columns, after the table of nfuncs u64 addresses */
+enum { CT_COL_CLOCK, CT_COL_CODE, CT_COL_SP, CT_COL_EXT };
+
+/* A record's code in CT_COL_CODE: func index << 2 | op, or ext type << 2 | 2 */
+#define CT_CODE_ENTER 0u
+#define CT_CODE_EXIT  1u
+#define CT_CODE_EXT   2u
+
+struct ct_symtab_hdr {
+	uint32_t nsyms;
+	uint32_t path_len;
+	uint8_t build_id_len;
+	uint8_t reserved[7];
+	uint8_t build_id[32];
+	/* path \0, then nsyms × { u64 value, u64 size, name \0 }, sorted by value */
+};
+
+struct ct_end_rec {
+	uint64_t events;    /* calls and returns written */
+	uint64_t lost;	    /* dropped in lossy mode or never delivered */
+	uint64_t salvaged;  /* events read from chunks of dead threads */
+	uint64_t waits;	    /* times a thread waited for a free chunk */
+	int32_t exit_status; /* wait status of the traced program */
+	uint32_t flags;
+};
+
+uint32_t ct_crc32c(uint32_t crc, const void *buf, size_t len);
+
+#endif

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading a trace: open checks every block, loads the metadata (processes,
+ * modules, symbol tables, clock samples) and indexes the event blocks by
+ * thread. Events are then streamed thread by thread, block by block, so
+ * memory stays bounded whatever the length of the trace.
+ */
+#ifndef CT_FORMAT_READER_H
+#define CT_FORMAT_READER_H
+
+#include <stdint.h>
+
+#include "events.h"
+#include "format.h"
+
+struct ct_meta_kv {
+	char *key, *val;
+};
+
+struct ct_process_info {
+	struct ct_process_rec rec;
+	char *exe;
+	char *args; /* NUL-separated, rec.args_len bytes */
+	uint32_t nthreads;
+};
+
+struct ct_module_info {
+	struct ct_module_rec rec;
+	char *path;
+};
+
+struct ct_block_ref {
+	uint64_t offset; /* of the payload */
+	uint32_t length;
+	struct ct_events_hdr hdr;
+};
+
+struct ct_thread_info {
+	uint32_t instance;
+	int32_t pid, tid;
+	uint32_t *blocks; /* indexes into ct_trace.events, in thread order */
+	uint32_t nblocks, cap;
+	uint64_t nrecords;
+	uint64_t first_clock, last_clock;
+	uint32_t flags; /* CT_EVENTS_* of any of its blocks */
+};
+
+struct ct_trace {
+	char *path;
+	int fd;
+	uint64_t size;
+	uint32_t version;
+	struct ct_meta_kv *meta;
+	size_t nmeta;
+	struct ct_clock_sample clock_first, clock_last;
+	int nclocks;
+	struct ct_process_info *procs;
+	size_t nprocs;
+	struct ct_module_info *mods;
+	size_t nmods;
+	struct ct_buf *symtabs; /* decompressed SYMTAB payloads */
+	size_t nsymtabs;
+	struct ct_end_rec end;
+	int has_end;
+	struct ct_block_ref *events;
+	size_t nevents;
+	struct ct_thread_info *threads;
+	size_t nthreads;
+	uint64_t torn_bytes; /* bytes after the last complete block */
+	double ns_per_tick;
+	uint64_t clock_origin;
+};
+
+/* NULL on failure, with a one-line reason in err. */
+struct ct_trace *ct_trace_open(const char *path, char *err, size_t errlen);
+void ct_trace_close(struct ct_trace *t);
+const char *ct_trace_meta(const struct ct_trace *t, const char *key);
+const struct ct_process_info *ct_trace_process(const struct ct_trace *t, uint32_t instance);
+/* nanoseconds since the start of the recording */
+double ct_trace_ns(const struct ct_trace *t, uint64_t clock);
+
+struct ct_stream {
+	struct ct_trace *t;
+	const struct ct_thread_info *th;
+	uint32_t next_block;
+	int in_block;
+	struct ct_decoder dec;
+	struct ct_buf payload;
+};
+
+void ct_stream_open(struct ct_stream *s, struct ct_trace *t, const struct ct_thread_info *th);
+/* 1: a record, 0: end of the thread, -1: unreadable block (message printed) */
+int ct_stream_next(struct ct_stream *s, struct ct_event *ev);
+void ct_stream_close(struct ct_stream *s);
+
+#endif

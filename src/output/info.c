@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/* calltrace info: what a trace holds, without decoding its events. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "output.h"
+
+static void ct_info_time(FILE *out, const struct ct_trace *t)
+{
+	char when[64] = "?", dur[32] = "?";
+	time_t secs = (time_t)(t->clock_first.realtime_ns / 1000000000u);
+	struct tm tm;
+
+	if (t->nclocks && localtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm);
+	if (t->nclocks >= 2)
+		ct_fmt_duration(dur, sizeof(dur),
+				(double)(t->clock_last.monotonic_ns - t->clock_first.monotonic_ns));
+	fprintf(out, "recorded:   %s, for %s\n", when, t->nclocks >= 2 ? dur + strspn(dur, " ") : "?");
+}
+
+static void ct_info_args(FILE *out, const struct ct_process_info *p)
+{
+	for (uint32_t i = 0; i < p->rec.args_len; i++)
+		fputc(p->args[i] ? p->args[i] : ' ', out);
+}
+
+static void ct_info_processes(FILE *out, const struct ct_trace *t)
+{
+	char n[32];
+	fprintf(out, "processes:  %zu\n", t->nprocs);
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct ct_process_info *p = &t->procs[i];
+		fprintf(out, "  pid %-7d %u thread%s  ", p->rec.pid, p->nthreads,
+			p->nthreads == 1 ? " " : "s");
+		ct_info_args(out, p);
+		fputc('\n', out);
+	}
+	fprintf(out, "threads:    %zu\n", t->nthreads);
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct ct_thread_info *th = &t->threads[i];
+		ct_fmt_count(n, sizeof(n), th->nrecords);
+		fprintf(out, "  tid %-7d pid %-7d %s records%s\n", th->tid, th->pid, n,
+			th->flags & CT_EVENTS_SALVAGED ? " (some salvaged)" : "");
+	}
+}
+
+static void ct_info_modules(FILE *out, const struct ct_trace *t)
+{
+	fprintf(out, "modules:    %zu with symbols\n", t->nsymtabs);
+	for (size_t i = 0; i < t->nsymtabs; i++) {
+		const struct ct_buf *b = &t->symtabs[i];
+		struct ct_symtab_hdr h;
+		if (b->len < sizeof(h))
+			continue;
+		memcpy(&h, b->data, sizeof(h));
+		fprintf(out, "  %s  ", (const char *)b->data + sizeof(h));
+		for (int k = 0; k < h.build_id_len && k < 32; k++)
+			fprintf(out, "%02x", h.build_id[k]);
+		fprintf(out, "%s  %u functions\n", h.build_id_len ? "" : "(no build-id)", h.nsyms);
+	}
+}
+
+int ct_info(struct ct_trace *t, FILE *out)
+{
+	char a[32], b[32];
+	const char *v;
+
+	ct_fmt_size(a, sizeof(a), t->size);
+	fprintf(out, "trace:      %s (%s, format %u)\n", t->path, a, t->version);
+	fprintf(out, "command:    %s\n", (v = ct_trace_meta(t, "command")) ? v : "?");
+	ct_info_time(out, t);
+	fprintf(out, "method:     %s\n", (v = ct_trace_meta(t, "method")) ? v : "?");
+	v = ct_trace_meta(t, "clock");
+	fprintf(out, "clock:      %s", v ? v : "?");
+	if (v && !strcmp(v, "tsc"))
+		fprintf(out, " (%.3f GHz)", 1.0 / t->ns_per_tick);
+	fputc('\n', out);
+	if (t->has_end) {
+		int st = t->end.exit_status;
+		if ((st & 0x7f) == 0)
+			fprintf(out, "exit:       status %d\n", (st >> 8) & 0xff);
+		else
+			fprintf(out, "exit:       killed by signal %d\n", st & 0x7f);
+	} else {
+		fprintf(out, "exit:       unknown: the recording did not finish\n");
+	}
+	ct_info_processes(out, t);
+
+	uint64_t records = 0;
+	for (size_t i = 0; i < t->nthreads; i++)
+		records += t->threads[i].nrecords;
+	ct_fmt_count(a, sizeof(a), records);
+	fprintf(out, "records:    %s", a);
+	if (t->has_end) {
+		ct_fmt_count(a, sizeof(a), t->end.events);
+		ct_fmt_count(b, sizeof(b), t->end.events / 2);
+		fprintf(out, " (%s calls and returns, about %s calls)", a, b);
+	}
+	fputc('\n', out);
+	if (t->has_end) {
+		ct_fmt_count(a, sizeof(a), t->end.lost);
+		fprintf(out, "lost:       %s events%s\n", a, t->end.lost ? "" : " (complete)");
+		if (t->end.salvaged) {
+			ct_fmt_count(a, sizeof(a), t->end.salvaged);
+			fprintf(out, "salvaged:   %s events from threads that ended without flushing\n", a);
+		}
+	}
+	if (t->torn_bytes)
+		fprintf(out, "truncated:  %llu bytes at the end were cut off mid-block\n",
+			(unsigned long long)t->torn_bytes);
+	ct_info_modules(out, t);
+	return 0;
+}

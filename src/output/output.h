@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* Renderers: each consumes calls from the builder, never raw records. */
+#ifndef CT_OUTPUT_H
+#define CT_OUTPUT_H
+
+#include <stdio.h>
+
+#include "../format/reader.h"
+#include "../symbols/symbols.h"
+
+/* Colours: only on a terminal, never with NO_COLOR. */
+enum ct_color_mode { CT_COLOR_AUTO, CT_COLOR_ALWAYS, CT_COLOR_NEVER };
+int ct_use_color(enum ct_color_mode mode, FILE *out);
+extern const char *ct_c_reset, *ct_c_dim, *ct_c_bold, *ct_c_red, *ct_c_yellow, *ct_c_magenta,
+	*ct_c_green;
+void ct_set_colors(int on);
+
+/* "   1.234 us": 10 characters */
+void ct_fmt_duration(char *buf, size_t len, double ns);
+/* A human-readable size: "1.2 MiB" */
+void ct_fmt_size(char *buf, size_t len, uint64_t bytes);
+/* "1,234,567" */
+void ct_fmt_count(char *buf, size_t len, uint64_t n);
+
+struct ct_replay_opts {
+	int timestamps;
+};
+
+int ct_replay(struct ct_trace *t, struct ct_symbols *sym, FILE *out, const struct ct_replay_opts *o);
+
+enum ct_sort { CT_SORT_TOTAL, CT_SORT_SELF, CT_SORT_CALLS, CT_SORT_AVG, CT_SORT_MAX, CT_SORT_NAME };
+
+struct ct_report_opts {
+	enum ct_sort sort;
+	int json;
+};
+
+int ct_report(struct ct_trace *t, struct ct_symbols *sym, FILE *out, const struct ct_report_opts *o);
+
+int ct_info(struct ct_trace *t, FILE *out);
+
+#endif

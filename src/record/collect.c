@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Turning chunks into blocks. A published chunk is read up to its length; the
+ * chunk of a thread that is gone is salvaged up to its first incomplete record.
+ * Either way its calls and returns become one EVENTS block, its process and
+ * module records become PROCESS and MODULE blocks, and it goes back, zeroed,
+ * to the free stack.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "record.h"
+
+void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_writer *w, int level)
+{
+	memset(c, 0, sizeof(*c));
+	c->pool = pool;
+	c->w = w;
+	ct_encoder_init(&c->enc, pool->ctl->chunk_size / 16, level);
+	ct_map_init(&c->seen, 1024);
+	c->order = ct_calloc(pool->ctl->nchunks, sizeof(uint32_t));
+}
+
+void ct_collector_free(struct ct_collector *c)
+{
+	ct_encoder_free(&c->enc);
+	ct_map_free(&c->seen);
+	for (size_t i = 0; i < c->nmods; i++)
+		free(c->mods[i].path);
+	free(c->mods);
+	free(c->insts);
+	free(c->order);
+}
+
+static void ct_note_instance(struct ct_collector *c, uint32_t instance, int32_t pid)
+{
+	for (size_t i = 0; i < c->ninsts; i++)
+		if (c->insts[i].instance == instance)
+			return;
+	c->insts = ct_realloc(c->insts, (c->ninsts + 1) * sizeof(*c->insts));
+	c->insts[c->ninsts++] = (struct ct_rec_instance){ instance, pid };
+}
+
+static void ct_on_process(struct ct_collector *c, const struct ct_chunk_desc *d, const uint8_t *p,
+			  uint32_t len)
+{
+	struct ct_ext_process ep;
+	if (len < sizeof(ep))
+		return;
+	memcpy(&ep, p, sizeof(ep));
+	if ((uint64_t)sizeof(ep) + ep.exe_len + ep.args_len > len || !ep.exe_len)
+		return;
+	struct ct_process_rec r = {
+		.instance = d->instance,
+		.parent_instance = ep.parent_instance,
+		.pid = ep.pid,
+		.ppid = ep.ppid,
+		.realtime_ns = ep.realtime_ns,
+		.exe_len = ep.exe_len,
+		.args_len = ep.args_len,
+	};
+	ct_note_instance(c, d->instance, ep.pid);
+	ct_writer_block(c->w, CT_BLOCK_PROCESS, 0, &r, sizeof(r), p + sizeof(ep),
+			ep.exe_len + ep.args_len);
+}
+
+static void ct_on_module(struct ct_collector *c, const struct ct_chunk_desc *d, const uint8_t *p,
+			 uint32_t len)
+{
+	struct ct_ext_module em;
+	if (len < sizeof(em))
+		return;
+	memcpy(&em, p, sizeof(em));
+	if ((uint64_t)sizeof(em) + em.path_len > len || !em.path_len)
+		return;
+	const char *path = (const char *)p + sizeof(em);
+	size_t plen = strnlen(path, em.path_len);
+
+	for (size_t i = 0; i < c->nmods; i++) {
+		struct ct_rec_module *m = &c->mods[i];
+		if (m->instance == d->instance && m->base == em.base && m->lo == em.lo &&
+		    !strcmp(m->path, path))
+			return; /* described again after a dlopen: nothing new */
+	}
+	c->mods = ct_realloc(c->mods, (c->nmods + 1) * sizeof(*c->mods));
+	struct ct_rec_module *m = &c->mods[c->nmods++];
+	memset(m, 0, sizeof(*m));
+	m->instance = d->instance;
+	m->base = em.base;
+	m->lo = em.lo;
+	m->hi = em.hi;
+	m->build_id_len = em.build_id_len > 32 ? 32 : em.build_id_len;
+	memcpy(m->build_id, em.build_id, m->build_id_len);
+	m->path = ct_strndup(path, plen);
+
+	struct ct_module_rec r = {
+		.instance = m->instance,
+		.build_id_len = m->build_id_len,
+		.base = m->base,
+		.lo = m->lo,
+		.hi = m->hi,
+	};
+	memcpy(r.build_id, m->build_id, sizeof(r.build_id));
+	ct_writer_block(c->w, CT_BLOCK_MODULE, 0, &r, sizeof(r), m->path, (uint32_t)plen + 1);
+}
+
+static void ct_on_ext(struct ct_collector *c, const struct ct_chunk_desc *d, uint64_t clock,
+		      uint32_t type, const uint8_t *p, uint32_t len)
+{
+	switch (type) {
+	case CT_EXT_PROCESS:
+		ct_on_process(c, d, p, len);
+		break;
+	case CT_EXT_MODULE:
+		ct_on_module(c, d, p, len);
+		break;
+	case CT_EXT_LOST: {
+		uint64_t n = 0;
+		memcpy(&n, p, len < 8 ? len : 8);
+		c->lost += n;
+		ct_encoder_ext(&c->enc, clock, type, &n, sizeof(n));
+		break;
+	}
+	default:
+		ct_encoder_ext(&c->enc, clock, type, NULL, 0);
+		break;
+	}
+}
+
+/* Encode one chunk; returns the number of bytes it used. */
+static uint64_t ct_encode_chunk(struct ct_collector *c, const struct ct_chunk_desc *d,
+				const uint64_t *w, uint64_t nwords, uint32_t flags)
+{
+	struct ct_encoder *e = &c->enc;
+	uint64_t base = d->base_clock, base48 = base & CT_EV_CLOCK_MASK;
+	uint64_t i = 0, calls = 0;
+
+	ct_encoder_begin(e, d->instance, d->pid, d->tid, d->thread_seq, flags,
+			 (uint32_t)(nwords / 2));
+	while (i + 2 <= nwords) {
+		uint64_t w0 = w[i], w1 = w[i + 1];
+		unsigned kind = ct_ev_kind(w1);
+		if (!w0 || !kind)
+			break;
+		uint64_t clock = base + ((ct_ev_clock48(w0) - base48) & CT_EV_CLOCK_MASK);
+		if (kind == CT_EV_EXT && ct_ev_ext_words(w1) == 0 &&
+		    (ct_ev_ext_type(w1) == CT_EXT_JUMP || ct_ev_ext_type(w1) == CT_EXT_CATCH)) {
+			uint64_t sp = ct_ev_sp(w0, w1);
+			ct_encoder_ext(e, clock, ct_ev_ext_type(w1), &sp, sizeof(sp));
+			i += 2;
+			continue;
+		}
+		if (kind == CT_EV_EXT) {
+			uint32_t n = ct_ev_ext_words(w1);
+			if (i + 2 + n > nwords)
+				break;
+			ct_on_ext(c, d, clock, ct_ev_ext_type(w1), (const uint8_t *)(w + i + 2),
+				  n * 8);
+			i += 2 + n;
+			continue;
+		}
+		ct_encoder_event(e, clock, kind, ct_ev_addr(w1), ct_ev_sp(w0, w1));
+		calls++;
+		i += 2;
+	}
+	if (e->hdr.nrecords) {
+		ct_encoder_finish(e);
+		ct_writer_block(c->w, CT_BLOCK_EVENTS, 0, e->out.data, (uint32_t)e->out.len, NULL, 0);
+		c->blocks++;
+		for (uint32_t f = 0; f < e->hdr.nfuncs; f++) {
+			uint64_t addr;
+			int added;
+			memcpy(&addr, e->funcs.data + f * 8, 8);
+			ct_map_put(&c->seen, (uint64_t)d->instance << 47 | addr, &added);
+		}
+	}
+	c->events += calls;
+	if (flags & CT_EVENTS_SALVAGED)
+		c->salvaged += calls;
+	return i * 8;
+}
+
+static void ct_recycle(struct ct_collector *c, uint32_t idx, uint64_t dirty)
+{
+	struct ct_pool_ctl *ctl = c->pool->ctl;
+	memset(ct_pool_chunk(ctl, idx), 0, dirty);
+	ct_pool_push_free(ctl, idx);
+	atomic_fetch_add(&ctl->free_seq, 1);
+	if (atomic_load(&ctl->free_waiters))
+		syscall(SYS_futex, &ctl->free_seq, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
+static void ct_collect_chunk(struct ct_collector *c, uint32_t idx, int salvage)
+{
+	struct ct_pool_ctl *ctl = c->pool->ctl;
+	struct ct_chunk_desc *d = &ctl->desc[idx];
+	const uint64_t *w = ct_pool_chunk(ctl, idx);
+	uint64_t used = salvage ? ctl->chunk_size : ct_min(d->used, ctl->chunk_size);
+	uint32_t flags = (salvage ? CT_EVENTS_SALVAGED : 0) | (d->flags & CT_CHUNK_LAST ? CT_EVENTS_LAST : 0);
+
+	ct_note_instance(c, d->instance, d->pid);
+	uint64_t read = ct_encode_chunk(c, d, w, used / 8, flags);
+	/* a salvaged chunk may hold a torn record past what we read */
+	ct_recycle(c, idx, salvage ? ctl->chunk_size : ct_max(read, used));
+}
+
+static int ct_by_publish(const void *a, const void *b, void *arg)
+{
+	const struct ct_pool_ctl *ctl = arg;
+	uint64_t x = ctl->desc[*(const uint32_t *)a].publish_seq;
+	uint64_t y = ctl->desc[*(const uint32_t *)b].publish_seq;
+	return x < y ? -1 : x > y;
+}
+
+size_t ct_collect_full(struct ct_collector *c)
+{
+	struct ct_pool_ctl *ctl = c->pool->ctl;
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < ctl->nchunks; i++)
+		if (atomic_load_explicit(&ctl->desc[i].state, memory_order_acquire) == CT_CHUNK_FULL)
+			c->order[n++] = i;
+	/* a thread's chunks are published in order: sorting keeps each thread's stream in order */
+	qsort_r(c->order, n, sizeof(uint32_t), ct_by_publish, ctl);
+	for (size_t i = 0; i < n; i++)
+		ct_collect_chunk(c, c->order[i], 0);
+	return n;
+}
+
+static int ct_by_thread(const void *a, const void *b, void *arg)
+{
+	const struct ct_chunk_desc *x = &((const struct ct_pool_ctl *)arg)->desc[*(const uint32_t *)a];
+	const struct ct_chunk_desc *y = &((const struct ct_pool_ctl *)arg)->desc[*(const uint32_t *)b];
+	if (x->instance != y->instance)
+		return x->instance < y->instance ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->thread_seq < y->thread_seq ? -1 : x->thread_seq > y->thread_seq;
+}
+
+/* A thread is gone when the kernel no longer knows it, or its process image was replaced. */
+static int ct_thread_gone(struct ct_collector *c, const struct ct_chunk_desc *d)
+{
+	for (size_t i = 0; i < c->ninsts; i++)
+		if (c->insts[i].pid == d->pid && c->insts[i].instance > d->instance)
+			return 1; /* exec'd since */
+	return syscall(SYS_tgkill, d->pid, d->tid, 0) == -1 && errno == ESRCH;
+}
+
+size_t ct_collect_dead(struct ct_collector *c, int everyone)
+{
+	struct ct_pool_ctl *ctl = c->pool->ctl;
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < ctl->nchunks; i++) {
+		struct ct_chunk_desc *d = &ctl->desc[i];
+		uint32_t st = atomic_load_explicit(&d->state, memory_order_acquire);
+		if (st == CT_CHUNK_OWNED && (everyone || ct_thread_gone(c, d)))
+			c->order[n++] = i;
+	}
+	qsort_r(c->order, n, sizeof(uint32_t), ct_by_thread, ctl);
+	for (size_t i = 0; i < n; i++)
+		ct_collect_chunk(c, c->order[i], 1);
+	return n;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Creating the shared-memory pool. It lives in a memfd that only the recorder
+ * holds; traced processes open it through /proc/<recorder>/fd/<n>, which
+ * works after fork, after exec, and even if the program closed every file
+ * descriptor it inherited.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "record.h"
+
+int ct_pool_create(struct ct_pool *p, uint32_t chunk_size, uint32_t nchunks, uint32_t flags,
+		   uint32_t clock)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t ctl = sizeof(struct ct_pool_ctl) + (uint64_t)nchunks * sizeof(struct ct_chunk_desc);
+	ctl = (ctl + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
+
+	memset(p, 0, sizeof(*p));
+	p->size = ctl + (uint64_t)nchunks * chunk_size;
+	p->fd = memfd_create("calltrace-pool", MFD_CLOEXEC);
+	if (p->fd < 0)
+		return -1;
+	if (ftruncate(p->fd, (off_t)p->size) < 0)
+		goto fail;
+	p->ctl = mmap(NULL, p->size, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
+	if (p->ctl == MAP_FAILED)
+		goto fail;
+
+	struct ct_pool_ctl *c = p->ctl;
+	c->version = CT_POOL_VERSION;
+	c->ctl_size = (uint32_t)ctl;
+	c->chunk_size = chunk_size;
+	c->nchunks = nchunks;
+	c->flags = flags;
+	c->clock = clock;
+	c->recorder_pid = getpid();
+	/* the lowest chunks on top of the free stack, so a quiet program touches few pages */
+	for (uint32_t i = nchunks; i-- > 0;)
+		ct_pool_push_free(c, i);
+	atomic_thread_fence(memory_order_seq_cst);
+	c->magic = CT_POOL_MAGIC;
+	snprintf(p->path, sizeof(p->path), "/proc/%d/fd/%d", (int)getpid(), p->fd);
+	return 0;
+fail:
+	close(p->fd);
+	p->fd = -1;
+	p->ctl = NULL;
+	return -1;
+}
+
+void ct_pool_destroy(struct ct_pool *p)
+{
+	if (p->ctl)
+		munmap(p->ctl, p->size);
+	if (p->fd >= 0)
+		close(p->fd);
+	p->ctl = NULL;
+	p->fd = -1;
+}
+
+/* The TSC when the CPU says it is constant and does not stop; else CLOCK_MONOTONIC. */
+uint32_t ct_pick_clock(void)
+{
+	const char *force = getenv("CALLTRACE_CLOCK");
+	if (force && !strcmp(force, "monotonic"))
+		return CT_CLOCK_MONOTONIC;
+#if defined(__x86_64__)
+	if (force && !strcmp(force, "tsc"))
+		return CT_CLOCK_TSC;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char *line = NULL;
+	size_t cap = 0;
+	int ok = 0;
+	while (f && getline(&line, &cap, f) > 0) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		ok = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
+		break;
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	return ok ? CT_CLOCK_TSC : CT_CLOCK_MONOTONIC;
+#else
+	return CT_CLOCK_MONOTONIC;
+#endif
+}

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recorder: creates the pool, starts the program, turns published chunks
+ * into blocks while it runs, and when every traced process has ended salvages
+ * what is left, saves the symbol tables and closes the trace.
+ *
+ * It is a subreaper, so processes the program forks and orphans stay its
+ * children: recording ends when the last of them ends.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "../arch/x86_64/arch.h"
+
+static volatile sig_atomic_t ct_forward_sig;
+
+static void ct_on_signal(int sig)
+{
+	ct_forward_sig = sig;
+}
+
+static uint64_t ct_now(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct ct_clock_sample ct_sample(uint32_t clock)
+{
+	struct ct_clock_sample s;
+	s.clock = clock == CT_CLOCK_TSC ? ct_arch_clock() : ct_now(CLOCK_MONOTONIC);
+	s.monotonic_ns = ct_now(CLOCK_MONOTONIC);
+	s.realtime_ns = ct_now(CLOCK_REALTIME);
+	if (clock != CT_CLOCK_TSC)
+		s.clock = s.monotonic_ns;
+	return s;
+}
+
+/* A quick estimate of the TSC rate, for traces whose recorder dies before the end sample. */
+static double ct_estimate_hz(uint32_t clock)
+{
+	if (clock != CT_CLOCK_TSC)
+		return 1e9;
+	struct ct_clock_sample a = ct_sample(clock);
+	struct timespec ts = { 0, 2000000 };
+	nanosleep(&ts, NULL);
+	struct ct_clock_sample b = ct_sample(clock);
+	return (double)(b.clock - a.clock) * 1e9 / (double)(b.monotonic_ns - a.monotonic_ns);
+}
+
+static void ct_meta_add(struct ct_buf *b, const char *key, const char *val)
+{
+	ct_buf_append(b, key, strlen(key) + 1);
+	ct_buf_append(b, val, strlen(val) + 1);
+}
+
+static void ct_write_meta(struct ct_writer *w, const struct ct_record_opts *o, uint32_t clock)
+{
+	struct ct_buf b = { 0 };
+	struct ct_buf cmd = { 0 };
+	char tmp[4096];
+
+	for (char **a = o->argv; *a; a++) {
+		if (a != o->argv)
+			ct_buf_append(&cmd, " ", 1);
+		ct_buf_append(&cmd, *a, strlen(*a));
+	}
+	ct_buf_append(&cmd, "", 1);
+	ct_meta_add(&b, "command", (char *)cmd.data);
+	ct_meta_add(&b, "calltrace_version", CT_VERSION);
+	ct_meta_add(&b, "method", "finstrument");
+	ct_meta_add(&b, "clock", clock == CT_CLOCK_TSC ? "tsc" : "monotonic");
+	snprintf(tmp, sizeof(tmp), "%.0f", ct_estimate_hz(clock));
+	ct_meta_add(&b, "clock_hz", tmp);
+	if (getcwd(tmp, sizeof(tmp)))
+		ct_meta_add(&b, "cwd", tmp);
+	if (gethostname(tmp, sizeof(tmp)) == 0)
+		ct_meta_add(&b, "hostname", tmp);
+	snprintf(tmp, sizeof(tmp), "%u", o->chunk_size);
+	ct_meta_add(&b, "chunk_size", tmp);
+	ct_meta_add(&b, "mode", o->lossy ? "lossy" : "lossless");
+	ct_writer_block(w, CT_BLOCK_META, 0, b.data, (uint32_t)b.len, NULL, 0);
+	ct_buf_free(&b);
+	ct_buf_free(&cmd);
+}
+
+struct ct_session {
+	struct ct_pool pool;
+	struct ct_writer w;
+	struct ct_collector col;
+	pid_t child;
+	int child_status;
+	int child_done;
+	uint32_t clock;
+	uint64_t start_ns;
+};
+
+/* Reap whatever ended; true when no traced process is left. */
+static int ct_reap(struct ct_session *s)
+{
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, WNOHANG | __WALL);
+		if (p == 0)
+			return 0;
+		if (p < 0)
+			return errno == ECHILD;
+		if (p == s->child) {
+			s->child_status = st;
+			s->child_done = 1;
+		}
+	}
+}
+
+static void ct_sleep(struct ct_session *s)
+{
+	struct ct_pool_ctl *ctl = s->pool.ctl;
+	uint32_t seq = atomic_load(&ctl->wake_seq);
+
+	atomic_store(&ctl->recorder_sleeping, 1);
+	int nothing = 1;
+	for (uint32_t i = 0; i < ctl->nchunks && nothing; i++)
+		nothing = atomic_load(&ctl->desc[i].state) != CT_CHUNK_FULL;
+	if (nothing) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		syscall(SYS_futex, &ctl->wake_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
+	}
+	atomic_store(&ctl->recorder_sleeping, 0);
+}
+
+static void ct_run(struct ct_session *s)
+{
+	struct ct_pool_ctl *ctl = s->pool.ctl;
+	uint64_t last_scan = 0;
+
+	for (;;) {
+		if (ct_forward_sig) {
+			kill(s->child, ct_forward_sig);
+			ct_forward_sig = 0;
+		}
+		size_t n = ct_collect_full(&s->col);
+		if (s->w.error && atomic_load(&ctl->state) == CT_POOL_RECORDING) {
+			ct_error("cannot write the trace: %s; the program goes on untraced",
+				 strerror(s->w.error));
+			atomic_store(&ctl->state, CT_POOL_DETACHED);
+		}
+		if (ct_reap(s))
+			return;
+		if (n)
+			continue;
+		/* threads wait for chunks: some may be held by threads that are gone */
+		uint64_t now = ct_now(CLOCK_MONOTONIC);
+		if (atomic_load(&ctl->free_waiters) && now - last_scan > 50 * 1000 * 1000) {
+			last_scan = now;
+			if (ct_collect_dead(&s->col, 0))
+				continue;
+		}
+		ct_sleep(s);
+	}
+}
+
+static void ct_finish(struct ct_session *s)
+{
+	ct_collect_full(&s->col);
+	ct_collect_dead(&s->col, 1);
+	ct_write_symtabs(&s->col);
+
+	/* a calibration over less than 10 ms would be imprecise */
+	uint64_t elapsed = ct_now(CLOCK_MONOTONIC) - s->start_ns;
+	if (elapsed < 10 * 1000 * 1000) {
+		struct timespec ts = { 0, (long)(10 * 1000 * 1000 - elapsed) };
+		nanosleep(&ts, NULL);
+	}
+	struct ct_clock_sample end = ct_sample(s->clock);
+	ct_writer_block(&s->w, CT_BLOCK_CLOCK, 0, &end, sizeof(end), NULL, 0);
+
+	struct ct_end_rec rec = {
+		.events = s->col.events,
+		.lost = s->col.lost,
+		.salvaged = s->col.salvaged,
+		.waits = atomic_load(&s->pool.ctl->wait_count),
+		.exit_status = s->child_status,
+	};
+	ct_writer_block(&s->w, CT_BLOCK_END, 0, &rec, sizeof(rec), NULL, 0);
+}
+
+static int ct_exit_status(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 1;
+}
+
+static void ct_setup_signals(void)
+{
+	struct sigaction sa = { .sa_handler = ct_on_signal };
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	/* the terminal's ^C and ^\ reach the program too; we record until it ends */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int ct_record(const struct ct_record_opts *o)
+{
+	struct ct_session s = { .child = -1 };
+	int status = 0;
+
+	char *runtime = ct_find_runtime();
+	if (!runtime) {
+		ct_error("cannot find libcalltrace.so next to calltrace (set CALLTRACE_RUNTIME)");
+		return CT_EXIT_USAGE;
+	}
+	if (ct_writer_open(&s.w, o->output) < 0) {
+		ct_error("cannot write %s: %s", o->output, strerror(errno));
+		free(runtime);
+		return CT_EXIT_USAGE;
+	}
+	s.clock = ct_pick_clock();
+	uint32_t nchunks = (uint32_t)(o->buffer_size / o->chunk_size);
+	if (ct_pool_create(&s.pool, o->chunk_size, nchunks, o->lossy ? CT_POOL_LOSSY : 0, s.clock) < 0) {
+		ct_error("cannot create a %llu-byte shared buffer: %s",
+			 (unsigned long long)o->buffer_size, strerror(errno));
+		ct_writer_abandon(&s.w, o->output);
+		free(runtime);
+		return 1;
+	}
+	s.start_ns = ct_now(CLOCK_MONOTONIC);
+	struct ct_clock_sample start = ct_sample(s.clock);
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	s.child = ct_launch(o->argv, runtime, s.pool.path, &status);
+	free(runtime);
+	if (s.child < 0) {
+		ct_pool_destroy(&s.pool);
+		ct_writer_abandon(&s.w, o->output);
+		return status;
+	}
+	/* the program runs: only now does the old content of the output go */
+	if (ct_writer_start(&s.w) < 0)
+		ct_error("cannot write %s: %s; the program runs untraced", o->output,
+			 strerror(s.w.error));
+	ct_collector_init(&s.col, &s.pool, &s.w, o->level);
+	ct_write_meta(&s.w, o, s.clock);
+	ct_writer_block(&s.w, CT_BLOCK_CLOCK, 0, &start, sizeof(start), NULL, 0);
+	ct_setup_signals();
+	ct_run(&s);
+	ct_finish(&s);
+
+	if (!s.col.events && !s.col.ninsts)
+		ct_error("%s recorded no function calls: build it with -finstrument-functions "
+			 "(e.g. gcc -g -finstrument-functions prog.c -o prog)",
+			 o->argv[0]);
+	if (s.w.error)
+		ct_error("%s is incomplete: %s", o->output, strerror(s.w.error));
+	if (ct_writer_close(&s.w) < 0 && !s.w.error)
+		ct_error("cannot write %s: %s", o->output, strerror(errno));
+	ct_collector_free(&s.col);
+	ct_pool_destroy(&s.pool);
+	return s.child_done ? ct_exit_status(s.child_status) : 1;
+}

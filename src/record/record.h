@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/* calltrace record: run a program with the runtime preloaded and write its trace. */
+#ifndef CT_RECORD_H
+#define CT_RECORD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../common/pool.h"
+#include "../format/events.h"
+#include "../format/writer.h"
+#include "../util/util.h"
+
+struct ct_record_opts {
+	const char *output;
+	char **argv; /* PROG ARGS..., NULL-terminated */
+	uint64_t buffer_size;
+	uint32_t chunk_size;
+	int lossy;
+	int level; /* zstd level of event blocks */
+};
+
+#define CT_DEFAULT_OUTPUT     "calltrace.data"
+#define CT_DEFAULT_CHUNK      (64u << 10)
+#define CT_DEFAULT_BUFFER     (32u << 20)
+#define CT_DEFAULT_ZSTD_LEVEL 1
+
+/* Returns calltrace's exit status: the program's, or an error status. */
+int ct_record(const struct ct_record_opts *o);
+
+/* pool.c: the shared memory the runtime writes into */
+struct ct_pool {
+	int fd;
+	struct ct_pool_ctl *ctl;
+	uint64_t size;
+	char path[64]; /* what the runtime opens: /proc/<pid>/fd/<fd> */
+};
+
+int ct_pool_create(struct ct_pool *p, uint32_t chunk_size, uint32_t nchunks, uint32_t flags,
+		   uint32_t clock);
+void ct_pool_destroy(struct ct_pool *p);
+uint32_t ct_pick_clock(void);
+
+/* launch.c */
+pid_t ct_launch(char **argv, const char *runtime, const char *pool_path, int *status);
+char *ct_find_runtime(void);
+
+/* collect.c: chunks -> blocks */
+struct ct_rec_module {
+	uint32_t instance;
+	uint64_t base, lo, hi;
+	uint8_t build_id[32];
+	uint8_t build_id_len;
+	uint8_t hit; /* some event address falls in it */
+	char *path;
+};
+
+struct ct_rec_instance {
+	uint32_t instance;
+	int32_t pid;
+};
+
+struct ct_collector {
+	struct ct_pool *pool;
+	struct ct_writer *w;
+	struct ct_encoder enc;
+	uint64_t events, lost, salvaged, blocks;
+	struct ct_map seen; /* instance << 47 | address of every function seen */
+	struct ct_rec_module *mods;
+	size_t nmods;
+	struct ct_rec_instance *insts;
+	size_t ninsts;
+	uint32_t *order; /* scratch for sorting chunk indexes */
+};
+
+void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_writer *w, int level);
+void ct_collector_free(struct ct_collector *c);
+/* Encode every published chunk; returns how many. */
+size_t ct_collect_full(struct ct_collector *c);
+/* Salvage the chunks of threads that are gone; all of them if everyone is gone. */
+size_t ct_collect_dead(struct ct_collector *c, int everyone);
+
+/* symtabs.c: symbol tables of the modules that have events */
+void ct_write_symtabs(struct ct_collector *c);
+
+#endif

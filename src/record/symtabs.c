@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * At the end of a recording, the symbol tables of every module some event
+ * points into, read from the files on disk and saved into the trace, once per
+ * distinct file (path and build-id), so the trace reads anywhere.
+ */
+#include <stdlib.h>
+
+#include "record.h"
+#include "../symbols/symbols.h"
+
+static void ct_mark_hits(struct ct_collector *c)
+{
+	const struct ct_map *seen = &c->seen;
+	for (size_t i = 0; i < seen->cap; i++) {
+		uint64_t key = seen->keys[i];
+		if (!key)
+			continue;
+		uint32_t instance = (uint32_t)(key >> 47);
+		uint64_t addr = key & CT_EV_ADDR_MASK;
+		for (size_t m = 0; m < c->nmods; m++) {
+			struct ct_rec_module *mod = &c->mods[m];
+			if (mod->instance == instance && addr >= mod->lo && addr < mod->hi) {
+				mod->hit = 1;
+				break;
+			}
+		}
+	}
+}
+
+static int ct_same_file(const struct ct_rec_module *a, const struct ct_rec_module *b)
+{
+	return !strcmp(a->path, b->path) && a->build_id_len == b->build_id_len &&
+	       !memcmp(a->build_id, b->build_id, a->build_id_len);
+}
+
+static void ct_write_symtab(struct ct_collector *c, const struct ct_rec_module *m)
+{
+	struct ct_elf_funcs funcs;
+	char err[512];
+
+	if (ct_elf_read_funcs(m->path, &funcs, err, sizeof(err)) < 0) {
+		ct_warn("no symbols for %s: %s", m->path, err);
+		return;
+	}
+	if (m->build_id_len && (funcs.build_id_len != m->build_id_len ||
+				memcmp(funcs.build_id, m->build_id, m->build_id_len)))
+		ct_warn("%s changed on disk while it was traced: its names may be wrong", m->path);
+
+	struct ct_buf b = { 0 };
+	struct ct_symtab_hdr h = { .nsyms = (uint32_t)funcs.n,
+				   .path_len = (uint32_t)strlen(m->path) + 1,
+				   .build_id_len = m->build_id_len };
+	memcpy(h.build_id, m->build_id, sizeof(h.build_id));
+	ct_buf_append(&b, &h, sizeof(h));
+	ct_buf_append(&b, m->path, h.path_len);
+	for (size_t i = 0; i < funcs.n; i++) {
+		ct_buf_append(&b, &funcs.syms[i].value, 8);
+		ct_buf_append(&b, &funcs.syms[i].size, 8);
+		ct_buf_append(&b, funcs.syms[i].name, strlen(funcs.syms[i].name) + 1);
+	}
+	ct_writer_block_zstd(c->w, CT_BLOCK_SYMTAB, b.data, (uint32_t)b.len);
+	ct_buf_free(&b);
+	ct_elf_funcs_free(&funcs);
+}
+
+void ct_write_symtabs(struct ct_collector *c)
+{
+	ct_mark_hits(c);
+	for (size_t i = 0; i < c->nmods; i++) {
+		if (!c->mods[i].hit)
+			continue;
+		int done = 0;
+		for (size_t j = 0; j < i && !done; j++)
+			done = c->mods[j].hit && ct_same_file(&c->mods[i], &c->mods[j]);
+		if (!done)
+			ct_write_symtab(c, &c->mods[i]);
+	}
+}

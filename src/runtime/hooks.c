@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hot path: the hooks gcc and clang call at every function entry and exit
+ * of code built with -finstrument-functions.
+ *
+ * Per call: one xadd to reserve 16 bytes in this thread's chunk, a bounds
+ * check, the clock, two stores. The nest counter around it lets a signal
+ * handler that interrupts a hook write events of its own safely (see
+ * thread.c). No lock, no syscall, no malloc.
+ *
+ * This file is built with -fno-omit-frame-pointer: the hooks read their
+ * caller's stack pointer from their own frame.
+ */
+#include "runtime.h"
+
+__thread struct ct_thread ct_self __attribute__((tls_model("initial-exec")));
+
+static inline __attribute__((always_inline)) void ct_emit(uint64_t w1, uintptr_t sp)
+{
+	struct ct_thread *t = &ct_self;
+
+	ct_arch_inc(&t->nest);
+	uint64_t *p = ct_arch_reserve(&t->pos, 16);
+	if (ct_likely((uintptr_t)p + 16 <= (uintptr_t)t->end)) {
+		uint64_t clock = ct_clock();
+		p[0] = ct_ev_word0(clock, sp);
+		p[1] = w1;
+	} else {
+		ct_slow_record(t, w1, sp);
+	}
+	if (ct_unlikely(ct_arch_dec(&t->nest)))
+		ct_after_nested(t);
+}
+
+CT_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
+{
+	uintptr_t sp = CT_ARCH_CALLER_SP();
+	(void)call_site;
+	ct_emit(ct_ev_word1(CT_EV_ENTER, (uintptr_t)fn, sp), sp);
+}
+
+CT_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
+{
+	uintptr_t sp = CT_ARCH_CALLER_SP();
+	(void)call_site;
+	ct_emit(ct_ev_word1(CT_EV_EXIT, (uintptr_t)fn, sp), sp);
+}
+
+void ct_mark(uint32_t type, uintptr_t sp)
+{
+	ct_emit(ct_ev_mark_word1(type, sp), sp);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Telling the reader where control jumped. -finstrument-functions runs no
+ * exit hook for the frames a longjmp abandons, nor (in clang builds) for those
+ * an exception unwinds, so the runtime stands in front of longjmp and of
+ * __cxa_begin_catch and leaves a mark with the stack pointer of the frame
+ * that carries on. The call-tree builder closes every frame below it.
+ *
+ * These wrappers resolve the real functions with dlsym at start (never in a
+ * signal handler: siglongjmp out of a handler is common) and forward to them.
+ */
+#include <dlfcn.h>
+#include <setjmp.h>
+
+#include "runtime.h"
+
+typedef void (*ct_jump_fn)(struct __jmp_buf_tag *env, int val) __attribute__((noreturn));
+typedef void *(*ct_catch_fn)(void *exc);
+
+static ct_jump_fn ct_real_longjmp, ct_real__longjmp, ct_real_siglongjmp, ct_real_longjmp_chk;
+static ct_catch_fn ct_real_begin_catch;
+
+/* not in any header we include */
+void __longjmp_chk(jmp_buf env, int val) __attribute__((noreturn));
+void *__cxa_begin_catch(void *exc);
+
+void ct_resolve_interposed(void)
+{
+	ct_real_longjmp = (ct_jump_fn)dlsym(RTLD_NEXT, "longjmp");
+	ct_real__longjmp = (ct_jump_fn)dlsym(RTLD_NEXT, "_longjmp");
+	ct_real_siglongjmp = (ct_jump_fn)dlsym(RTLD_NEXT, "siglongjmp");
+	ct_real_longjmp_chk = (ct_jump_fn)dlsym(RTLD_NEXT, "__longjmp_chk");
+	ct_real_begin_catch = (ct_catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
+}
+
+__attribute__((constructor(101))) static void ct_interpose_init(void)
+{
+	ct_resolve_interposed();
+}
+
+/* Mark the jump; a target that is not above us on this stack is not ours to judge. */
+static void ct_mark_jump(struct __jmp_buf_tag *env)
+{
+	uintptr_t here = CT_ARCH_CALLER_SP();
+	uintptr_t target = ct_arch_jmpbuf_sp(env);
+	if (target < here || target - here > ((uintptr_t)1 << 32))
+		target = 0;
+	ct_mark(CT_EXT_JUMP, target);
+}
+
+static __attribute__((noreturn)) void ct_jump(ct_jump_fn real, const char *name,
+					      struct __jmp_buf_tag *env, int val)
+{
+	if (!real)
+		real = (ct_jump_fn)dlsym(RTLD_NEXT, name);
+	real(env, val);
+}
+
+CT_EXPORT void longjmp(jmp_buf env, int val)
+{
+	ct_mark_jump(env);
+	ct_jump(ct_real_longjmp, "longjmp", env, val);
+}
+
+CT_EXPORT void _longjmp(jmp_buf env, int val)
+{
+	ct_mark_jump(env);
+	ct_jump(ct_real__longjmp, "_longjmp", env, val);
+}
+
+CT_EXPORT void siglongjmp(sigjmp_buf env, int val)
+{
+	ct_mark_jump(env);
+	ct_jump(ct_real_siglongjmp, "siglongjmp", env, val);
+}
+
+CT_EXPORT void __longjmp_chk(jmp_buf env, int val)
+{
+	ct_mark_jump(env);
+	ct_jump(ct_real_longjmp_chk, "__longjmp_chk", env, val);
+}
+
+CT_EXPORT void *__cxa_begin_catch(void *exc)
+{
+	ct_mark(CT_EXT_CATCH, CT_ARCH_CALLER_SP());
+	if (!ct_real_begin_catch)
+		ct_real_begin_catch = (ct_catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
+	return ct_real_begin_catch(exc);
+}

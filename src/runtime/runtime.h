@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals of libcalltrace.so, the part of calltrace that lives inside the
+ * traced process. Everything here is async-signal-safe: no malloc, no lock.
+ * The hot path (hooks.c) does no syscall either; the slow path (thread.c) runs
+ * once per chunk, with signals blocked.
+ */
+#ifndef CT_RUNTIME_H
+#define CT_RUNTIME_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "../common/event.h"
+#include "../common/pool.h"
+#include "../arch/x86_64/arch.h"
+
+#define CT_HIDDEN __attribute__((visibility("hidden")))
+#define CT_EXPORT __attribute__((visibility("default")))
+#define ct_likely(x)   __builtin_expect(!!(x), 1)
+#define ct_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Added to ct_thread.nest while a full chunk waits for its interrupted writer. */
+#define CT_NEST_PENDING (1L << 40)
+#define CT_MAX_PENDING	8
+
+/* Per-thread state, in initial-exec TLS so the hooks reach it in one load. */
+struct ct_thread {
+	uint64_t *pos; /* next free slot; reserved with one xadd */
+	uint64_t *end; /* end of the owned chunk */
+	long nest;     /* hooks in progress (a signal can interrupt a hook) */
+	uint64_t *start;
+	int32_t chunk; /* owned chunk, -1 for none */
+	int32_t tid;
+	int32_t pid;
+	uint32_t instance;
+	uint64_t thread_seq;
+	uint64_t lost; /* events dropped and not yet reported */
+	uint8_t key_armed;
+	uint8_t in_slow; /* the slow path called code that is itself traced */
+	uint8_t npending;
+	int32_t pending[CT_MAX_PENDING]; /* full chunks an interrupted hook may still write to */
+};
+
+/* Runtime states (ct_state). */
+enum { CT_RT_NEW, CT_RT_STARTING, CT_RT_READY, CT_RT_OFF };
+
+extern __thread struct ct_thread ct_self __attribute__((tls_model("initial-exec"))) CT_HIDDEN;
+extern struct ct_pool_ctl *ct_ctl CT_HIDDEN;
+extern int ct_clock_tsc CT_HIDDEN;
+extern _Atomic int ct_state CT_HIDDEN;
+extern uint32_t ct_instance CT_HIDDEN;
+extern pthread_key_t ct_key CT_HIDDEN;
+
+/* thread.c */
+void ct_slow_record(struct ct_thread *t, uint64_t w1, uintptr_t sp) CT_HIDDEN;
+
+/* hooks.c: a mark (CT_EXT_JUMP, CT_EXT_CATCH) at stack pointer sp, as cheap as a call */
+void ct_mark(uint32_t type, uintptr_t sp) CT_HIDDEN;
+
+/* interpose.c */
+void ct_resolve_interposed(void) CT_HIDDEN;
+void ct_after_nested(struct ct_thread *t) CT_HIDDEN;
+int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32_t len) CT_HIDDEN;
+void ct_thread_reset_after_fork(struct ct_thread *t) CT_HIDDEN;
+void ct_thread_end(struct ct_thread *t) CT_HIDDEN;
+
+/* init.c */
+int ct_init(void) CT_HIDDEN;
+void ct_announce_process(struct ct_thread *t) CT_HIDDEN;
+void ct_check_modules(struct ct_thread *t, int force) CT_HIDDEN;
+uint64_t ct_clock_slow(void) CT_HIDDEN;
+
+static inline uint64_t ct_clock(void)
+{
+	if (ct_likely(ct_clock_tsc))
+		return ct_arch_clock();
+	return ct_clock_slow();
+}
+
+#endif

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The slow path of the runtime: taking and publishing chunks, waiting for the
+ * recorder when the pool is empty, extended records, thread end and fork.
+ *
+ * It runs about once per chunk (4096 events by default), always with every
+ * signal blocked and errno preserved, so a signal handler never sees a thread's
+ * state half changed and the program never sees errno change under it.
+ *
+ * Signal nesting: a handler can interrupt a hook after the hook reserved its
+ * slot and before it wrote it. If the handler's own events then fill the chunk,
+ * the chunk must not be handed to the recorder yet; it is kept as "pending"
+ * and published when the outermost hook finishes (ct_after_nested()).
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+/* Where events go while they are being dropped (lossy mode, pool empty). */
+#define CT_SCRATCH_WORDS 4096
+#define CT_SCRATCH_CHUNK (-2)
+static uint64_t ct_scratch[CT_SCRATCH_WORDS] __attribute__((aligned(64)));
+
+
+struct ct_saved {
+	sigset_t mask;
+	int err;
+};
+
+static void ct_enter_slow(struct ct_saved *s)
+{
+	sigset_t all;
+
+	s->err = errno;
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &s->mask, sizeof(long));
+}
+
+static void ct_leave_slow(struct ct_saved *s)
+{
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &s->mask, NULL, sizeof(long));
+	errno = s->err;
+}
+
+static long ct_futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+
+static void ct_wake_recorder(struct ct_pool_ctl *ctl, int force)
+{
+	if (force || atomic_load(&ctl->recorder_sleeping)) {
+		atomic_fetch_add(&ctl->wake_seq, 1);
+		ct_futex(&ctl->wake_seq, FUTEX_WAKE, 1, NULL);
+	}
+}
+
+static int ct_recorder_alive(struct ct_pool_ctl *ctl)
+{
+	return !(kill(ctl->recorder_pid, 0) == -1 && errno == ESRCH);
+}
+
+static int ct_tracing(void)
+{
+	return atomic_load_explicit(&ct_state, memory_order_acquire) == CT_RT_READY &&
+	       atomic_load_explicit(&ct_ctl->state, memory_order_relaxed) == CT_POOL_RECORDING;
+}
+
+static void ct_publish(struct ct_pool_ctl *ctl, int32_t idx)
+{
+	struct ct_chunk_desc *d = &ctl->desc[idx];
+
+	d->publish_seq = atomic_fetch_add(&ctl->publish_seq, 1);
+	atomic_store(&d->state, CT_CHUNK_FULL);
+	ct_wake_recorder(ctl, 0);
+}
+
+/* Give up the owned chunk: publish it now, or later if a hook below us may still write to it. */
+static void ct_retire_chunk(struct ct_thread *t, uint32_t flags)
+{
+	int32_t idx = t->chunk;
+	uint64_t *pos = t->pos;
+
+	t->chunk = -1;
+	t->pos = t->end = t->start = NULL;
+	if (idx == CT_SCRATCH_CHUNK) {
+		t->lost += (uint64_t)(pos - ct_scratch) / 2 > CT_SCRATCH_WORDS / 2 ?
+				   CT_SCRATCH_WORDS / 2 :
+				   (uint64_t)(pos - ct_scratch) / 2;
+		return;
+	}
+	if (idx < 0)
+		return;
+
+	struct ct_pool_ctl *ctl = ct_ctl;
+	struct ct_chunk_desc *d = &ctl->desc[idx];
+	uint64_t *start = ct_pool_chunk(ctl, (uint32_t)idx);
+	uint64_t used = (uint64_t)((char *)pos - (char *)start);
+
+	d->used = used > ctl->chunk_size ? ctl->chunk_size : (uint32_t)used;
+	d->flags |= flags;
+	if ((t->nest & (CT_NEST_PENDING - 1)) > 1 && t->npending < CT_MAX_PENDING) {
+		if (!t->npending)
+			t->nest += CT_NEST_PENDING;
+		t->pending[t->npending++] = idx;
+		return;
+	}
+	ct_publish(ctl, idx);
+}
+
+/* A free chunk, waiting for the recorder if there is none (unless lossy). */
+static int64_t ct_acquire_free(struct ct_pool_ctl *ctl)
+{
+	for (;;) {
+		int64_t idx = ct_pool_pop_free(ctl);
+		if (idx >= 0)
+			return idx;
+		if ((ctl->flags & CT_POOL_LOSSY) || !ct_tracing())
+			return -1;
+
+		uint32_t seq = atomic_load(&ctl->free_seq);
+		atomic_fetch_add(&ctl->free_waiters, 1);
+		atomic_fetch_add(&ctl->wait_count, 1);
+		ct_wake_recorder(ctl, 1);
+		idx = ct_pool_pop_free(ctl);
+		if (idx < 0) {
+			struct timespec ts = { 0, 100 * 1000 * 1000 };
+			long r = ct_futex(&ctl->free_seq, FUTEX_WAIT, seq, &ts);
+			if (r == -1 && errno == ETIMEDOUT && !ct_recorder_alive(ctl))
+				atomic_store(&ctl->state, CT_POOL_DETACHED);
+		}
+		atomic_fetch_sub(&ctl->free_waiters, 1);
+		if (idx >= 0)
+			return idx;
+	}
+}
+
+static void ct_use_scratch(struct ct_thread *t)
+{
+	t->chunk = CT_SCRATCH_CHUNK;
+	t->start = t->pos = ct_scratch;
+	t->end = ct_scratch + CT_SCRATCH_WORDS;
+}
+
+/* Take a chunk for this thread; 0 if events must be dropped for now. */
+static int ct_take_chunk(struct ct_thread *t)
+{
+	struct ct_pool_ctl *ctl = ct_ctl;
+
+	if (!t->tid) {
+		t->tid = (int32_t)syscall(SYS_gettid);
+		t->pid = (int32_t)getpid();
+	}
+	int64_t idx = ct_acquire_free(ctl);
+	if (idx < 0)
+		return 0;
+
+	struct ct_chunk_desc *d = &ctl->desc[idx];
+	d->instance = ct_instance;
+	d->pid = t->pid;
+	d->tid = t->tid;
+	d->flags = 0;
+	d->used = 0;
+	d->thread_seq = t->thread_seq++;
+	d->base_clock = ct_clock();
+	atomic_store_explicit(&d->state, CT_CHUNK_OWNED, memory_order_release);
+
+	t->chunk = (int32_t)idx;
+	t->start = t->pos = ct_pool_chunk(ctl, (uint32_t)idx);
+	t->end = t->start + ctl->chunk_size / 8;
+	if (!t->key_armed) {
+		t->key_armed = 1;
+		pthread_setspecific(ct_key, (void *)1);
+	}
+	if (t->lost) {
+		uint64_t lost = t->lost;
+		t->lost = 0;
+		atomic_fetch_add(&ctl->lost_events, lost);
+		ct_write_ext(t, CT_EXT_LOST, &lost, sizeof(lost));
+	}
+	ct_announce_process(t);
+	if ((t->nest & (CT_NEST_PENDING - 1)) <= 1)
+		ct_check_modules(t, 0);
+	return 1;
+}
+
+static uint64_t *ct_slow_reserve_blocked(struct ct_thread *t)
+{
+	/* A handler may have moved us to a new chunk since our reservation failed. */
+	if (t->chunk >= 0 && t->pos >= t->start && t->pos + 2 <= t->end) {
+		uint64_t *p = t->pos;
+		t->pos = p + 2;
+		return p;
+	}
+	if (t->chunk != -1)
+		ct_retire_chunk(t, 0);
+	if (!ct_tracing() || !ct_take_chunk(t)) {
+		if (!ct_tracing())
+			return NULL;
+		t->lost++;
+		ct_use_scratch(t);
+		return NULL;
+	}
+	uint64_t *p = t->pos;
+	t->pos = p + 2;
+	return p;
+}
+
+static uint64_t *ct_slow_reserve(struct ct_thread *t)
+{
+	int state = atomic_load_explicit(&ct_state, memory_order_acquire);
+	if (state == CT_RT_OFF || (state == CT_RT_READY && !ct_tracing() && t->chunk == -1)) {
+		t->pos = t->end = NULL;
+		return NULL;
+	}
+
+	struct ct_saved saved;
+	uint64_t *p = NULL;
+
+	if (t->in_slow) {
+		/* our own slow path called traced code (a traced malloc, say) */
+		t->lost++;
+		return NULL;
+	}
+	ct_enter_slow(&saved);
+	t->in_slow = 1;
+	if (state == CT_RT_READY || ct_init() == 0)
+		p = ct_slow_reserve_blocked(t);
+	else
+		t->pos = t->end = NULL;
+	t->in_slow = 0;
+	ct_leave_slow(&saved);
+	return p;
+}
+
+/* The hot path's other half: the chunk is full, or there is none yet. */
+void ct_slow_record(struct ct_thread *t, uint64_t w1, uintptr_t sp)
+{
+	uint64_t *p = ct_slow_reserve(t);
+	if (p) {
+		uint64_t clock = ct_clock();
+		p[0] = ct_ev_word0(clock, sp);
+		p[1] = w1;
+	}
+}
+
+void ct_after_nested(struct ct_thread *t)
+{
+	if (t->nest != CT_NEST_PENDING)
+		return; /* plain nesting, or hooks still in progress below us */
+
+	struct ct_saved saved;
+	ct_enter_slow(&saved);
+	if (t->nest == CT_NEST_PENDING) {
+		for (int i = 0; i < t->npending; i++)
+			ct_publish(ct_ctl, t->pending[i]);
+		t->npending = 0;
+		t->nest -= CT_NEST_PENDING;
+	}
+	ct_leave_slow(&saved);
+}
+
+/* Append an extended record (signals blocked by the caller). */
+int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32_t len)
+{
+	uint32_t nwords = (len + 15) / 16 * 2; /* keep every record a multiple of 16 bytes */
+	if (nwords > CT_EXT_MAX_WORDS)
+		return -1;
+	if (t->chunk < 0 || t->pos + 2 + nwords > t->end) {
+		if (t->chunk != -1)
+			ct_retire_chunk(t, 0);
+		if (!ct_tracing() || !ct_take_chunk(t))
+			return -1;
+		if (t->pos + 2 + nwords > t->end)
+			return -1;
+	}
+	uint64_t *p = t->pos;
+	t->pos = p + 2 + nwords;
+	memcpy(p + 2, payload, len);
+	memset((char *)(p + 2) + len, 0, nwords * 8 - len);
+	/* payload first, header last: a torn record reads as the end of the chunk */
+	__asm__ volatile("" ::: "memory");
+	p[0] = ct_ev_word0(ct_clock(), 0);
+	p[1] = ct_ev_ext_word1(type, nwords);
+	return 0;
+}
+
+void ct_thread_end(struct ct_thread *t)
+{
+	struct ct_saved saved;
+
+	ct_enter_slow(&saved);
+	t->key_armed = 0;
+	if (t->chunk >= 0) {
+		uint64_t end = 0;
+		ct_write_ext(t, CT_EXT_THREAD_END, &end, sizeof(end));
+		ct_retire_chunk(t, CT_CHUNK_LAST);
+	} else if (t->chunk == CT_SCRATCH_CHUNK) {
+		ct_retire_chunk(t, 0);
+	}
+	ct_leave_slow(&saved);
+}
+
+void ct_thread_reset_after_fork(struct ct_thread *t)
+{
+	/* The parent still owns our chunks; the child starts afresh. */
+	t->pos = t->end = t->start = NULL;
+	t->chunk = -1;
+	t->nest &= CT_NEST_PENDING - 1;
+	t->npending = 0;
+	t->tid = 0;
+	t->pid = 0;
+	t->thread_seq = 0;
+	t->lost = 0;
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading function symbols from an ELF file with elfutils' libelf. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "symbols.h"
+
+struct ct_sym_vec {
+	struct ct_elf_sym *v;
+	size_t n, cap;
+	unsigned char *bind; /* STB_* of each, to pick the best alias */
+	unsigned char *from_symtab;
+};
+
+static void ct_sym_push(struct ct_sym_vec *s, uint64_t value, uint64_t size, const char *name,
+			unsigned char bind, unsigned char symtab)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		s->v = ct_realloc(s->v, s->cap * sizeof(*s->v));
+		s->bind = ct_realloc(s->bind, s->cap);
+		s->from_symtab = ct_realloc(s->from_symtab, s->cap);
+	}
+	s->v[s->n] = (struct ct_elf_sym){ value, size, (char *)name };
+	s->bind[s->n] = bind;
+	s->from_symtab[s->n] = symtab;
+	s->n++;
+}
+
+static void ct_read_symbols(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct ct_sym_vec *out)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || !sh->sh_entsize)
+		return;
+	size_t count = sh->sh_size / sh->sh_entsize;
+	for (size_t i = 0; i < count; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym))
+			continue;
+		int type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+		    !sym.st_value)
+			continue;
+		const char *name = elf_strptr(e, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		ct_sym_push(out, sym.st_value, sym.st_size, name, GELF_ST_BIND(sym.st_info),
+			    sh->sh_type == SHT_SYMTAB);
+	}
+}
+
+static void ct_read_build_id(Elf *e, struct ct_elf_funcs *out)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)data->d_buf + name_off, "GNU", 4) && nh.n_descsz <= 32) {
+				memcpy(out->build_id, (char *)data->d_buf + desc_off, nh.n_descsz);
+				out->build_id_len = (uint8_t)nh.n_descsz;
+				return;
+			}
+		}
+	}
+}
+
+static int ct_sym_order(const void *a, const void *b)
+{
+	const struct ct_elf_sym *x = a, *y = b;
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+/* Of several symbols at one address keep one: .symtab's, global, sized. */
+static int ct_better(const struct ct_sym_vec *s, size_t i, size_t j)
+{
+	int gi = s->bind[i] == STB_GLOBAL, gj = s->bind[j] == STB_GLOBAL;
+	if (gi != gj)
+		return gi;
+	if (s->from_symtab[i] != s->from_symtab[j])
+		return s->from_symtab[i];
+	return s->v[i].size > s->v[j].size;
+}
+
+static void ct_finish(struct ct_sym_vec *s, struct ct_elf_funcs *out)
+{
+	/* sort an index, so bind/from_symtab stay attached to their symbol */
+	size_t *idx = ct_malloc(s->n * sizeof(size_t) + 1);
+	struct ct_elf_sym *tmp = ct_malloc(s->n * sizeof(*tmp) + 1);
+	for (size_t i = 0; i < s->n; i++) {
+		tmp[i] = s->v[i];
+		tmp[i].size = i; /* carry the original index through the sort */
+	}
+	qsort(tmp, s->n, sizeof(*tmp), ct_sym_order);
+	for (size_t i = 0; i < s->n; i++)
+		idx[i] = (size_t)tmp[i].size;
+
+	out->syms = ct_malloc(s->n * sizeof(*out->syms) + 1);
+	out->n = 0;
+	for (size_t k = 0; k < s->n;) {
+		size_t best = idx[k], m = k + 1;
+		for (; m < s->n && s->v[idx[m]].value == s->v[best].value; m++)
+			if (ct_better(s, idx[m], best))
+				best = idx[m];
+		out->syms[out->n] = s->v[best];
+		out->syms[out->n].name = ct_strdup(s->v[best].name);
+		out->n++;
+		k = m;
+	}
+	free(idx);
+	free(tmp);
+}
+
+int ct_elf_read_funcs(const char *path, struct ct_elf_funcs *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		snprintf(err, errlen, "libelf is too old");
+		return -1;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		snprintf(err, errlen, "%s: not an ELF file", path);
+		if (e)
+			elf_end(e);
+		close(fd);
+		return -1;
+	}
+
+	struct ct_sym_vec syms = { 0 };
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+			ct_read_symbols(e, scn, &sh, &syms);
+	}
+	ct_read_build_id(e, out);
+	ct_finish(&syms, out);
+	free(syms.v);
+	free(syms.bind);
+	free(syms.from_symtab);
+	elf_end(e);
+	close(fd);
+	return 0;
+}
+
+void ct_elf_funcs_free(struct ct_elf_funcs *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->syms[i].name);
+	free(f->syms);
+	memset(f, 0, sizeof(*f));
+}

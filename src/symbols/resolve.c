@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Resolving addresses when reading a trace: (process image, address) ->
+ * module -> symbol, with the modules and symbol tables the trace carries.
+ * Every answer is cached, so each distinct address is looked up once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "symbols.h"
+#include "../format/reader.h"
+
+struct ct_symtab {
+	const char *path;
+	const uint8_t *build_id;
+	uint8_t build_id_len;
+	size_t n;
+	uint64_t *values, *sizes;
+	const char **names;
+};
+
+struct ct_inst_mod {
+	uint32_t instance;
+	uint64_t base, lo, hi;
+	const char *path;
+	long symtab; /* -1: none */
+};
+
+struct ct_symbols {
+	const struct ct_trace *t;
+	struct ct_symtab *tabs;
+	size_t ntabs;
+	struct ct_inst_mod *mods;
+	size_t nmods;
+	struct ct_map cache;  /* instance << 47 | addr -> id + 1 */
+	struct ct_map byfunc; /* identity of a function -> id + 1 */
+	struct ct_func *funcs;
+	size_t nfuncs, cap;
+	int demangle;
+};
+
+static int ct_parse_symtab(const struct ct_buf *b, struct ct_symtab *tab)
+{
+	struct ct_symtab_hdr h;
+	if (b->len < sizeof(h))
+		return -1;
+	memcpy(&h, b->data, sizeof(h));
+	const uint8_t *p = b->data + sizeof(h), *end = b->data + b->len;
+	if (h.path_len == 0 || h.path_len > (size_t)(end - p) || p[h.path_len - 1])
+		return -1;
+	memset(tab, 0, sizeof(*tab));
+	tab->path = (const char *)p;
+	tab->build_id = b->data + offsetof(struct ct_symtab_hdr, build_id);
+	tab->build_id_len = h.build_id_len > 32 ? 32 : h.build_id_len;
+	p += h.path_len;
+	tab->values = ct_malloc(h.nsyms * sizeof(uint64_t) + 1);
+	tab->sizes = ct_malloc(h.nsyms * sizeof(uint64_t) + 1);
+	tab->names = ct_malloc(h.nsyms * sizeof(char *) + 1);
+	for (uint32_t i = 0; i < h.nsyms; i++) {
+		if (end - p < 17)
+			break;
+		const uint8_t *nul = memchr(p + 16, 0, (size_t)(end - p - 16));
+		if (!nul)
+			break;
+		memcpy(&tab->values[i], p, 8);
+		memcpy(&tab->sizes[i], p + 8, 8);
+		tab->names[i] = (const char *)p + 16;
+		tab->n++;
+		p = nul + 1;
+	}
+	return 0;
+}
+
+static long ct_find_symtab(const struct ct_symbols *s, const struct ct_module_info *m)
+{
+	long fallback = -1;
+	for (size_t i = 0; i < s->ntabs; i++) {
+		const struct ct_symtab *tab = &s->tabs[i];
+		if (strcmp(tab->path, m->path))
+			continue;
+		if (tab->build_id_len == m->rec.build_id_len &&
+		    !memcmp(tab->build_id, m->rec.build_id, tab->build_id_len))
+			return (long)i;
+		fallback = (long)i;
+	}
+	return fallback;
+}
+
+struct ct_symbols *ct_symbols_open(const struct ct_trace *t, int demangle)
+{
+	struct ct_symbols *s = ct_calloc(1, sizeof(*s));
+	s->t = t;
+	s->demangle = demangle;
+	s->tabs = ct_calloc(t->nsymtabs, sizeof(*s->tabs));
+	for (size_t i = 0; i < t->nsymtabs; i++)
+		if (ct_parse_symtab(&t->symtabs[i], &s->tabs[s->ntabs]) == 0)
+			s->ntabs++;
+	s->mods = ct_calloc(t->nmods, sizeof(*s->mods));
+	for (size_t i = 0; i < t->nmods; i++) {
+		const struct ct_module_info *m = &t->mods[i];
+		s->mods[s->nmods++] = (struct ct_inst_mod){
+			.instance = m->rec.instance,
+			.base = m->rec.base,
+			.lo = m->rec.lo,
+			.hi = m->rec.hi,
+			.path = m->path,
+			.symtab = ct_find_symtab(s, m),
+		};
+	}
+	ct_map_init(&s->cache, 1024);
+	ct_map_init(&s->byfunc, 1024);
+	return s;
+}
+
+void ct_symbols_close(struct ct_symbols *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->ntabs; i++) {
+		free(s->tabs[i].values);
+		free(s->tabs[i].sizes);
+		free(s->tabs[i].names);
+	}
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		free(s->funcs[i].name);
+		free(s->funcs[i].symbol);
+	}
+	free(s->tabs);
+	free(s->mods);
+	free(s->funcs);
+	ct_map_free(&s->cache);
+	ct_map_free(&s->byfunc);
+	free(s);
+}
+
+static const struct ct_inst_mod *ct_find_module(const struct ct_symbols *s, uint32_t instance,
+						uint64_t addr)
+{
+	for (int hops = 0; instance && hops < 64; hops++) {
+		int any = 0;
+		for (size_t i = 0; i < s->nmods; i++) {
+			const struct ct_inst_mod *m = &s->mods[i];
+			if (m->instance != instance)
+				continue;
+			any = 1;
+			if (addr >= m->lo && addr < m->hi)
+				return m;
+		}
+		if (any)
+			return NULL;
+		/* no module list for this image: a forked child inherits its parent's */
+		const struct ct_process_info *p = ct_trace_process(s->t, instance);
+		instance = p ? p->rec.parent_instance : 0;
+	}
+	return NULL;
+}
+
+static uint32_t ct_add_func(struct ct_symbols *s, uint64_t identity, const char *raw,
+			    const char *module, uint64_t addr)
+{
+	int added;
+	uint64_t *slot = ct_map_put(&s->byfunc, identity, &added);
+	if (!added)
+		return (uint32_t)(*slot - 1);
+	if (s->nfuncs == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		s->funcs = ct_realloc(s->funcs, s->cap * sizeof(*s->funcs));
+	}
+	struct ct_func *f = &s->funcs[s->nfuncs];
+	char *d = s->demangle ? ct_demangle(raw) : NULL;
+	f->symbol = d ? d : ct_strdup(raw);
+	f->name = d ? ct_short_name(d) : ct_strdup(raw);
+	f->module = module ? ct_basename(module) : "?";
+	f->addr = addr;
+	*slot = ++s->nfuncs;
+	return (uint32_t)(s->nfuncs - 1);
+}
+
+static uint32_t ct_resolve(struct ct_symbols *s, uint32_t instance, uint64_t addr)
+{
+	const struct ct_inst_mod *m = ct_find_module(s, instance, addr);
+	char name[256];
+
+	if (!m) {
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)addr);
+		return ct_add_func(s, (uint64_t)instance << 47 | addr | UINT64_C(1) << 63, name, NULL,
+				   addr);
+	}
+	uint64_t off = addr - m->base;
+	if (m->symtab >= 0) {
+		const struct ct_symtab *tab = &s->tabs[m->symtab];
+		size_t lo = 0, hi = tab->n;
+		while (lo < hi) { /* first value > off */
+			size_t mid = (lo + hi) / 2;
+			if (tab->values[mid] <= off)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && off < tab->values[lo - 1] + ct_max(tab->sizes[lo - 1], 1)) {
+			size_t k = lo - 1;
+			return ct_add_func(s, (uint64_t)(m->symtab + 1) << 40 ^ k, tab->names[k], m->path,
+					   tab->values[k]);
+		}
+	}
+	snprintf(name, sizeof(name), "%s+0x%llx", ct_basename(m->path), (unsigned long long)off);
+	return ct_add_func(s, ct_hash64((uint64_t)(uintptr_t)m->path) ^ off ^ UINT64_C(1) << 62, name,
+			   m->path, off);
+}
+
+uint32_t ct_symbols_lookup(struct ct_symbols *s, uint32_t instance, uint64_t addr)
+{
+	uint64_t key = (uint64_t)instance << 47 | addr;
+	uint64_t *hit = ct_map_find(&s->cache, key);
+	if (hit)
+		return (uint32_t)(*hit - 1);
+	uint32_t id = ct_resolve(s, instance, addr);
+	int added;
+	*ct_map_put(&s->cache, key, &added) = id + 1;
+	return id;
+}
+
+const struct ct_func *ct_symbols_func(const struct ct_symbols *s, uint32_t id)
+{
+	return &s->funcs[id];
+}
+
+uint32_t ct_symbols_count(const struct ct_symbols *s)
+{
+	return (uint32_t)s->nfuncs;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Symbols: function symbols read from ELF files (when recording), and the
+ * resolver readers use to turn (process image, address) into a function,
+ * from the symbol tables saved in the trace, so a trace reads the same on
+ * another machine.
+ */
+#ifndef CT_SYMBOLS_H
+#define CT_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/util.h"
+
+struct ct_trace;
+
+struct ct_elf_sym {
+	uint64_t value, size;
+	char *name;
+};
+
+struct ct_elf_funcs {
+	struct ct_elf_sym *syms; /* sorted by value, one per address */
+	size_t n;
+	uint8_t build_id[32];
+	uint8_t build_id_len;
+};
+
+/* Function symbols of .symtab (static functions too) and .dynsym. -1 + err on failure. */
+int ct_elf_read_funcs(const char *path, struct ct_elf_funcs *out, char *err, size_t errlen);
+void ct_elf_funcs_free(struct ct_elf_funcs *f);
+
+/* demangle.c */
+/* The demangled name (malloc'd), or NULL if name is not a mangled C++ name. */
+char *ct_demangle(const char *name);
+/* What replay shows: a demangled name without its parameter list and return type. */
+char *ct_short_name(const char *demangled);
+
+/* A function as readers know it: one per symbol, whatever process it ran in. */
+struct ct_func {
+	char *name;   /* short name, as shown in trees and reports */
+	char *symbol; /* full demangled (or raw) symbol name */
+	const char *module; /* basename of its module */
+	uint64_t addr;	    /* address in its module's ELF numbering */
+};
+
+struct ct_symbols;
+
+struct ct_symbols *ct_symbols_open(const struct ct_trace *t, int demangle);
+void ct_symbols_close(struct ct_symbols *s);
+/* The function at addr in process image instance (an id for ct_symbols_func). */
+uint32_t ct_symbols_lookup(struct ct_symbols *s, uint32_t instance, uint64_t addr);
+const struct ct_func *ct_symbols_func(const struct ct_symbols *s, uint32_t id);
+uint32_t ct_symbols_count(const struct ct_symbols *s);
+
+#endif

@@ -1,0 +1,30 @@
+/* Deep recursion (20000 frames) and fib(20) (21891 calls).
+ * Checks: exact counts; the deepest `deep` call is at depth 20000 (main is 0).
+ *
+ * CT-MAXDEPTH: deep 20000
+ */
+#define FUNCS(X) X(main, "main") X(deep, "deep") X(fib, "fib")
+#include "truth.h"
+
+NOINL int deep(int n)
+{
+	HIT(deep);
+	if (n > 1)
+		return 1 + deep(n - 1);
+	return 1;
+}
+
+NOINL int fib(int n)
+{
+	HIT(fib);
+	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+int main(void)
+{
+	HIT(main);
+	int d = deep(20000);
+	int f = fib(20);
+	printf("deep(20000) = %d, fib(20) = %d\n", d, f);
+	return d == 20000 && f == 6765 ? 0 : 1;
+}
