@@ -71,18 +71,24 @@ static void ct_on_enter(struct ct_builder *b, const struct ct_event *ev)
 static void ct_on_exit(struct ct_builder *b, const struct ct_event *ev)
 {
 	b->jumped = 0;
-	/* the frame of this function at this stack position: returns from it */
+	/*
+	 * The frame of this function at this stack position returns. The exit
+	 * hook runs in the function's frame, or, tail-called at -O2, in its
+	 * caller's: so its stack pointer is at most the parent frame's.
+	 */
 	for (uint32_t i = b->depth; i-- > 0;) {
 		const struct ct_frame *f = &b->stack[i];
 		int64_t d = ct_sp_diff(f->sp, ev->sp);
-		if (f->addr == ev->addr && d >= 0 && d <= CT_SP_WINDOW) {
-			while (b->depth > i + 1)
-				ct_pop(b, ev->clock, CT_CLOSE_UNWOUND);
-			ct_pop(b, ev->clock, CT_CLOSE_RETURN);
-			return;
-		}
 		if (d > CT_SP_WINDOW || d < -CT_SP_WINDOW)
 			break; /* another stack: look no further */
+		if (f->addr == ev->addr && (i == 0 || ct_sp_diff(b->stack[i - 1].sp, ev->sp) >= 0)) {
+			while (b->depth > i + 1)
+				ct_pop(b, ev->clock, CT_CLOSE_UNWOUND);
+			/* gcc runs exit hooks as an exception passes: entered before the throw, left by it */
+			int left = b->unwinding && f->enter_clock <= b->throw_clock;
+			ct_pop(b, ev->clock, left ? CT_CLOSE_UNWOUND : CT_CLOSE_RETURN);
+			return;
+		}
 	}
 	/* a return whose call we never saw: deeper frames it left are gone too */
 	ct_unwind_to(b, ev->sp, ev->clock, 0);
@@ -102,13 +108,18 @@ void ct_builder_event(struct ct_builder *b, const struct ct_event *ev)
 		ct_on_exit(b, ev);
 		break;
 	default:
-		if (ev->ext_type == CT_EXT_JUMP || ev->ext_type == CT_EXT_CATCH) {
+		if (ev->ext_type == CT_EXT_THROW) {
+			b->unwinding = 1;
+			b->throw_clock = ev->clock;
+		} else if (ev->ext_type == CT_EXT_JUMP || ev->ext_type == CT_EXT_CATCH) {
 			uint64_t sp = 0;
 			memcpy(&sp, ev->ext, ev->ext_len < 8 ? ev->ext_len : 8);
 			if (sp)
 				ct_unwind_to(b, sp, ev->clock, 0);
 			else
 				b->jumped = 1;
+			if (ev->ext_type == CT_EXT_CATCH)
+				b->unwinding = 0;
 		}
 		if (b->ops->ext)
 			b->ops->ext(b->ctx, ev, b->depth);

@@ -53,6 +53,8 @@ struct ct_builder {
 	uint64_t last_clock;
 	uint64_t unwound, no_entry; /* counts, for info */
 	int jumped; /* a jump to an unknown frame: the next call settles where */
+	int unwinding; /* an exception is in flight since throw_clock */
+	uint64_t throw_clock;
 	const struct ct_builder_ops *ops;
 	void *ctx;
 };

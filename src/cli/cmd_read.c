@@ -146,3 +146,34 @@ int ct_cmd_info(int argc, char **argv)
 	struct ct_trace *t = ct_cli_open(&ro);
 	return ct_end(t, NULL, ct_info(t, stdout));
 }
+
+static const char ct_dump_help[] =
+	"usage: calltrace dump [options]\n\n"
+	"Every record of the trace as it is stored, thread by thread: seconds since the\n"
+	"start, thread, kind (enter, exit, jump, catch, lost ...), the caller's stack\n"
+	"pointer, the function's address and name.\n\n" CT_READ_HELP;
+
+int ct_cmd_dump(int argc, char **argv)
+{
+	static const struct option longopts[] = { CT_READ_LONGOPTS, { 0 } };
+	struct ct_read_opts ro;
+	int c;
+
+	ct_read_opts_init(&ro);
+	while ((c = ct_getopt("dump", argc, argv, "i:h", longopts)) != -1) {
+		int r = ct_read_opt("dump", &ro, c, optarg);
+		if (r < 0 || c == -2)
+			return CT_EXIT_USAGE;
+		if (c == 'h') {
+			fputs(ct_dump_help, stdout);
+			return 0;
+		}
+	}
+	if (optind < argc) {
+		ct_error("dump: unexpected argument '%s' (see 'calltrace dump --help')", argv[optind]);
+		return CT_EXIT_USAGE;
+	}
+	struct ct_trace *t = ct_cli_open(&ro);
+	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
+	return ct_end(t, sym, ct_dump(t, sym, stdout));
+}

@@ -15,6 +15,7 @@ static const struct {
 	{ "replay", ct_cmd_replay, "show the recorded calls as a tree, per thread" },
 	{ "report", ct_cmd_report, "per-function statistics: calls, total, self, average, min, max" },
 	{ "info", ct_cmd_info, "what a trace holds: command, processes, threads, events, modules" },
+	{ "dump", ct_cmd_dump, "every record as stored: time, thread, kind, stack pointer, function" },
 };
 
 static void ct_usage(FILE *out)

@@ -39,4 +39,6 @@ int ct_report(struct ct_trace *t, struct ct_symbols *sym, FILE *out, const struc
 
 int ct_info(struct ct_trace *t, FILE *out);
 
+int ct_dump(struct ct_trace *t, struct ct_symbols *sym, FILE *out);
+
 #endif

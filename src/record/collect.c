@@ -148,7 +148,7 @@ static uint64_t ct_encode_chunk(struct ct_collector *c, const struct ct_chunk_de
 			break;
 		uint64_t clock = base + ((ct_ev_clock48(w0) - base48) & CT_EV_CLOCK_MASK);
 		if (kind == CT_EV_EXT && ct_ev_ext_words(w1) == 0 &&
-		    (ct_ev_ext_type(w1) == CT_EXT_JUMP || ct_ev_ext_type(w1) == CT_EXT_CATCH)) {
+		    ct_ev_ext_type(w1) >= CT_EXT_JUMP && ct_ev_ext_type(w1) <= CT_EXT_THROW) {
 			uint64_t sp = ct_ev_sp(w0, w1);
 			ct_encoder_ext(e, clock, ct_ev_ext_type(w1), &sp, sizeof(sp));
 			i += 2;

@@ -238,7 +238,7 @@ void ct_check_modules(struct ct_thread *t, int force)
 /* At exit, name the libraries loaded since the last chunk was taken. */
 __attribute__((destructor)) static void ct_fini(void)
 {
-	if (atomic_load(&ct_state) != CT_RT_READY || ct_self.chunk < 0)
+	if (atomic_load(&ct_state) != CT_RT_READY || ct_self.chunk <= 0)
 		return;
 
 	int err = errno;

@@ -4,7 +4,9 @@
  * exit hook for the frames a longjmp abandons, nor (in clang builds) for those
  * an exception unwinds, so the runtime stands in front of longjmp and of
  * __cxa_begin_catch and leaves a mark with the stack pointer of the frame
- * that carries on. The call-tree builder closes every frame below it.
+ * that carries on. The call-tree builder closes every frame below it. A mark
+ * at __cxa_throw lets it tell, in gcc builds where exit hooks do run during
+ * unwinding, the frames an exception left from those that returned.
  *
  * These wrappers resolve the real functions with dlsym at start (never in a
  * signal handler: siglongjmp out of a handler is common) and forward to them.
@@ -16,13 +18,19 @@
 
 typedef void (*ct_jump_fn)(struct __jmp_buf_tag *env, int val) __attribute__((noreturn));
 typedef void *(*ct_catch_fn)(void *exc);
+typedef void (*ct_throw_fn)(void *exc, void *type, void (*dtor)(void *)) __attribute__((noreturn));
+typedef void (*ct_rethrow_fn)(void) __attribute__((noreturn));
 
 static ct_jump_fn ct_real_longjmp, ct_real__longjmp, ct_real_siglongjmp, ct_real_longjmp_chk;
 static ct_catch_fn ct_real_begin_catch;
+static ct_throw_fn ct_real_throw;
+static ct_rethrow_fn ct_real_rethrow;
 
 /* not in any header we include */
 void __longjmp_chk(jmp_buf env, int val) __attribute__((noreturn));
 void *__cxa_begin_catch(void *exc);
+void __cxa_throw(void *exc, void *type, void (*dtor)(void *)) __attribute__((noreturn));
+void __cxa_rethrow(void) __attribute__((noreturn));
 
 void ct_resolve_interposed(void)
 {
@@ -31,6 +39,8 @@ void ct_resolve_interposed(void)
 	ct_real_siglongjmp = (ct_jump_fn)dlsym(RTLD_NEXT, "siglongjmp");
 	ct_real_longjmp_chk = (ct_jump_fn)dlsym(RTLD_NEXT, "__longjmp_chk");
 	ct_real_begin_catch = (ct_catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
+	ct_real_throw = (ct_throw_fn)dlsym(RTLD_NEXT, "__cxa_throw");
+	ct_real_rethrow = (ct_rethrow_fn)dlsym(RTLD_NEXT, "__cxa_rethrow");
 }
 
 __attribute__((constructor(101))) static void ct_interpose_init(void)
@@ -86,4 +96,20 @@ CT_EXPORT void *__cxa_begin_catch(void *exc)
 	if (!ct_real_begin_catch)
 		ct_real_begin_catch = (ct_catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
 	return ct_real_begin_catch(exc);
+}
+
+CT_EXPORT void __cxa_throw(void *exc, void *type, void (*dtor)(void *))
+{
+	ct_mark(CT_EXT_THROW, CT_ARCH_CALLER_SP());
+	if (!ct_real_throw)
+		ct_real_throw = (ct_throw_fn)dlsym(RTLD_NEXT, "__cxa_throw");
+	ct_real_throw(exc, type, dtor);
+}
+
+CT_EXPORT void __cxa_rethrow(void)
+{
+	ct_mark(CT_EXT_THROW, CT_ARCH_CALLER_SP());
+	if (!ct_real_rethrow)
+		ct_real_rethrow = (ct_rethrow_fn)dlsym(RTLD_NEXT, "__cxa_rethrow");
+	ct_real_rethrow();
 }

@@ -31,7 +31,7 @@ struct ct_thread {
 	uint64_t *end; /* end of the owned chunk */
 	long nest;     /* hooks in progress (a signal can interrupt a hook) */
 	uint64_t *start;
-	int32_t chunk; /* owned chunk, -1 for none */
+	int32_t chunk; /* owned chunk + 1: 0 for none (fresh TLS is zero), -1 for scratch */
 	int32_t tid;
 	int32_t pid;
 	uint32_t instance;

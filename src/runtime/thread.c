@@ -25,7 +25,8 @@
 
 /* Where events go while they are being dropped (lossy mode, pool empty). */
 #define CT_SCRATCH_WORDS 4096
-#define CT_SCRATCH_CHUNK (-2)
+#define CT_NO_CHUNK	 0
+#define CT_SCRATCH_CHUNK (-1)
 static uint64_t ct_scratch[CT_SCRATCH_WORDS] __attribute__((aligned(64)));
 
 
@@ -85,20 +86,20 @@ static void ct_publish(struct ct_pool_ctl *ctl, int32_t idx)
 /* Give up the owned chunk: publish it now, or later if a hook below us may still write to it. */
 static void ct_retire_chunk(struct ct_thread *t, uint32_t flags)
 {
-	int32_t idx = t->chunk;
+	int32_t chunk = t->chunk;
 	uint64_t *pos = t->pos;
 
-	t->chunk = -1;
+	t->chunk = CT_NO_CHUNK;
 	t->pos = t->end = t->start = NULL;
-	if (idx == CT_SCRATCH_CHUNK) {
-		t->lost += (uint64_t)(pos - ct_scratch) / 2 > CT_SCRATCH_WORDS / 2 ?
-				   CT_SCRATCH_WORDS / 2 :
-				   (uint64_t)(pos - ct_scratch) / 2;
+	if (chunk == CT_NO_CHUNK)
+		return;
+	if (chunk == CT_SCRATCH_CHUNK) {
+		uint64_t dropped = (uint64_t)(pos - ct_scratch) / 2;
+		t->lost += dropped > CT_SCRATCH_WORDS / 2 ? CT_SCRATCH_WORDS / 2 : dropped;
 		return;
 	}
-	if (idx < 0)
-		return;
 
+	int32_t idx = chunk - 1;
 	struct ct_pool_ctl *ctl = ct_ctl;
 	struct ct_chunk_desc *d = &ctl->desc[idx];
 	uint64_t *start = ct_pool_chunk(ctl, (uint32_t)idx);
@@ -172,7 +173,7 @@ static int ct_take_chunk(struct ct_thread *t)
 	d->base_clock = ct_clock();
 	atomic_store_explicit(&d->state, CT_CHUNK_OWNED, memory_order_release);
 
-	t->chunk = (int32_t)idx;
+	t->chunk = (int32_t)idx + 1;
 	t->start = t->pos = ct_pool_chunk(ctl, (uint32_t)idx);
 	t->end = t->start + ctl->chunk_size / 8;
 	if (!t->key_armed) {
@@ -194,13 +195,12 @@ static int ct_take_chunk(struct ct_thread *t)
 static uint64_t *ct_slow_reserve_blocked(struct ct_thread *t)
 {
 	/* A handler may have moved us to a new chunk since our reservation failed. */
-	if (t->chunk >= 0 && t->pos >= t->start && t->pos + 2 <= t->end) {
+	if (t->chunk != CT_NO_CHUNK && t->pos >= t->start && t->pos + 2 <= t->end) {
 		uint64_t *p = t->pos;
 		t->pos = p + 2;
 		return p;
 	}
-	if (t->chunk != -1)
-		ct_retire_chunk(t, 0);
+	ct_retire_chunk(t, 0);
 	if (!ct_tracing() || !ct_take_chunk(t)) {
 		if (!ct_tracing())
 			return NULL;
@@ -216,7 +216,7 @@ static uint64_t *ct_slow_reserve_blocked(struct ct_thread *t)
 static uint64_t *ct_slow_reserve(struct ct_thread *t)
 {
 	int state = atomic_load_explicit(&ct_state, memory_order_acquire);
-	if (state == CT_RT_OFF || (state == CT_RT_READY && !ct_tracing() && t->chunk == -1)) {
+	if (state == CT_RT_OFF || (state == CT_RT_READY && !ct_tracing() && t->chunk == CT_NO_CHUNK)) {
 		t->pos = t->end = NULL;
 		return NULL;
 	}
@@ -273,9 +273,8 @@ int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32
 	uint32_t nwords = (len + 15) / 16 * 2; /* keep every record a multiple of 16 bytes */
 	if (nwords > CT_EXT_MAX_WORDS)
 		return -1;
-	if (t->chunk < 0 || t->pos + 2 + nwords > t->end) {
-		if (t->chunk != -1)
-			ct_retire_chunk(t, 0);
+	if (t->chunk <= CT_NO_CHUNK || t->pos + 2 + nwords > t->end) {
+		ct_retire_chunk(t, 0);
 		if (!ct_tracing() || !ct_take_chunk(t))
 			return -1;
 		if (t->pos + 2 + nwords > t->end)
@@ -298,11 +297,11 @@ void ct_thread_end(struct ct_thread *t)
 
 	ct_enter_slow(&saved);
 	t->key_armed = 0;
-	if (t->chunk >= 0) {
+	if (t->chunk > CT_NO_CHUNK) {
 		uint64_t end = 0;
 		ct_write_ext(t, CT_EXT_THREAD_END, &end, sizeof(end));
 		ct_retire_chunk(t, CT_CHUNK_LAST);
-	} else if (t->chunk == CT_SCRATCH_CHUNK) {
+	} else {
 		ct_retire_chunk(t, 0);
 	}
 	ct_leave_slow(&saved);
@@ -312,7 +311,7 @@ void ct_thread_reset_after_fork(struct ct_thread *t)
 {
 	/* The parent still owns our chunks; the child starts afresh. */
 	t->pos = t->end = t->start = NULL;
-	t->chunk = -1;
+	t->chunk = CT_NO_CHUNK;
 	t->nest &= CT_NEST_PENDING - 1;
 	t->npending = 0;
 	t->tid = 0;
