@@ -81,7 +81,8 @@ static void ct_on_exit(struct ct_builder *b, const struct ct_event *ev)
 		int64_t d = ct_sp_diff(f->sp, ev->sp);
 		if (d > CT_SP_WINDOW || d < -CT_SP_WINDOW)
 			break; /* another stack: look no further */
-		if (f->addr == ev->addr && (i == 0 || ct_sp_diff(b->stack[i - 1].sp, ev->sp) >= 0)) {
+		int64_t up = i ? ct_sp_diff(b->stack[i - 1].sp, ev->sp) : 0;
+		if (f->addr == ev->addr && (up >= 0 || up < -CT_SP_WINDOW)) {
 			while (b->depth > i + 1)
 				ct_pop(b, ev->clock, CT_CLOSE_UNWOUND);
 			/* gcc runs exit hooks as an exception passes: entered before the throw, left by it */

@@ -115,6 +115,9 @@ struct ct_end_rec {
 	uint64_t waits;	    /* times a thread waited for a free chunk */
 	int32_t exit_status; /* wait status of the traced program */
 	uint32_t flags;
+	uint64_t program_cpu_ns;  /* user + system time of the traced processes */
+	uint64_t recorder_cpu_ns; /* user + system time of the recorder */
+	uint64_t recorder_maxrss; /* peak resident set of the recorder, bytes */
 };
 
 uint32_t ct_crc32c(uint32_t crc, const void *buf, size_t len);

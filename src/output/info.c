@@ -106,6 +106,12 @@ int ct_info(struct ct_trace *t, FILE *out)
 			fprintf(out, "salvaged:   %s events from threads that ended without flushing\n", a);
 		}
 	}
+	if (t->has_end && t->end.recorder_cpu_ns) {
+		char rss[32];
+		ct_fmt_size(rss, sizeof(rss), t->end.recorder_maxrss);
+		fprintf(out, "cpu:        program %.3f s, recorder %.3f s (peak memory %s)\n",
+			(double)t->end.program_cpu_ns / 1e9, (double)t->end.recorder_cpu_ns / 1e9, rss);
+	}
 	if (t->torn_bytes)
 		fprintf(out, "truncated:  %llu bytes at the end were cut off mid-block\n",
 			(unsigned long long)t->torn_bytes);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -169,6 +170,16 @@ static void ct_run(struct ct_session *s)
 	}
 }
 
+static uint64_t ct_cpu_ns(int who, uint64_t *maxrss)
+{
+	struct rusage ru;
+	getrusage(who, &ru);
+	if (maxrss)
+		*maxrss = (uint64_t)ru.ru_maxrss * 1024;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+}
+
 static void ct_finish(struct ct_session *s)
 {
 	ct_collect_full(&s->col);
@@ -190,7 +201,9 @@ static void ct_finish(struct ct_session *s)
 		.salvaged = s->col.salvaged,
 		.waits = atomic_load(&s->pool.ctl->wait_count),
 		.exit_status = s->child_status,
+		.program_cpu_ns = ct_cpu_ns(RUSAGE_CHILDREN, NULL),
 	};
+	rec.recorder_cpu_ns = ct_cpu_ns(RUSAGE_SELF, &rec.recorder_maxrss);
 	ct_writer_block(&s->w, CT_BLOCK_END, 0, &rec, sizeof(rec), NULL, 0);
 }
 

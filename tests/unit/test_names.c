@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* Demangled names and the short form shown in trees. */
+#include <stdlib.h>
+
+#include "unit.h"
+#include "../../src/symbols/symbols.h"
+
+static void short_is(const char *mangled, const char *want)
+{
+	char *d = ct_demangle(mangled);
+	char *s = ct_short_name(d ? d : mangled);
+	if (strcmp(s, want)) {
+		fprintf(stderr, "  %s -> %s, want %s\n", mangled, s, want);
+		ct_unit_failed = 1;
+	}
+	free(s);
+	free(d);
+}
+
+static void test_short_names(void)
+{
+	short_is("main", "main");
+	short_is("_Z3fibi", "fib");
+	short_is("_ZNK2ns6Circle4areaEv", "ns::Circle::area");
+	short_is("_Z6max_ofIiET_S0_S0_", "max_of<int>");
+	short_is("_ZN4Vec2plERKS_", "Vec2::operator+");
+	short_is("_ZN3VecIiE4pushERKi", "Vec<int>::push");
+	short_is("_ZN2ns6CircleC2Ed", "ns::Circle::Circle");
+	short_is("_ZN2ns6CircleD0Ev", "ns::Circle::~Circle");
+	short_is("_ZlsRSoRK4Vec2", "operator<<");
+	short_is("_ZN1AcviEv", "A::operator int");
+	short_is("_ZN1AclEi", "A::operator()");
+	short_is("_ZN1AltERKS_", "A::operator<");
+	short_is("_ZZ4mainENKUliE_clEi", "main::{lambda(int)#1}::operator()");
+	short_is("_ZN12_GLOBAL__N_13fooEv", "(anonymous namespace)::foo");
+	short_is("_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE5c_strEv",
+		 "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::c_str");
+	short_is("_ZN1A3getILi3EEEiv", "A::get<3>");
+}
+
+static void test_not_mangled(void)
+{
+	CHECK(ct_demangle("printf") == NULL);
+	CHECK(ct_demangle("_Zgarbage") == NULL);
+}
+
+int main(void)
+{
+	int failures = 0;
+	RUN(test_short_names);
+	RUN(test_not_mangled);
+	return failures != 0;
+}

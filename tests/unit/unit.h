@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* A very small test harness: CHECK records failures, each test prints ok/FAIL. */
+#ifndef CT_UNIT_H
+#define CT_UNIT_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int ct_unit_failed;
+
+#define CHECK(cond)                                                                  \
+	do {                                                                         \
+		if (!(cond)) {                                                       \
+			fprintf(stderr, "  %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+			ct_unit_failed = 1;                                          \
+		}                                                                    \
+	} while (0)
+
+#define RUN(test)                                                       \
+	do {                                                            \
+		ct_unit_failed = 0;                                     \
+		test();                                                 \
+		printf("%s unit/%s\n", ct_unit_failed ? "FAIL" : "ok", #test); \
+		fflush(stdout);                                         \
+		failures += ct_unit_failed;                             \
+	} while (0)
+
+#endif
