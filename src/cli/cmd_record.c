@@ -30,7 +30,7 @@ static const struct option ct_record_longopts[] = {
 static int ct_size_opt(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out)
 {
 	if (ct_parse_size(arg, out) < 0 || *out < min || *out > max) {
-		ct_error("record: %s must be a size between %lluK and %lluM, not '%s'", name,
+		ct_error("record: %s takes a size from %lluK to %lluM (like 64M), not '%s'", name,
 			 (unsigned long long)(min >> 10), (unsigned long long)(max >> 20), arg);
 		return -1;
 	}
@@ -54,7 +54,7 @@ int ct_cmd_record(int argc, char **argv)
 			o.output = optarg;
 			break;
 		case 'b':
-			if (ct_size_opt("--buffer-size", optarg, 64 << 10, 1ull << 40, &o.buffer_size))
+			if (ct_size_opt("--buffer-size", optarg, 256 << 10, 64ull << 30, &o.buffer_size))
 				return CT_EXIT_USAGE;
 			break;
 		case 1100:

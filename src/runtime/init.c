@@ -117,10 +117,10 @@ static uint32_t ct_read_file(const char *path, char *buf, uint32_t size)
 	return n;
 }
 
-void ct_announce_process(struct ct_thread *t)
+int ct_announce_process(struct ct_thread *t)
 {
 	if (atomic_exchange(&ct_announced, 1))
-		return;
+		return 0;
 
 	struct ct_ext_process *p = (void *)ct_process_buf;
 	char *text = (char *)(p + 1);
@@ -142,6 +142,7 @@ void ct_announce_process(struct ct_thread *t)
 	p->args_len = ct_read_file("/proc/self/cmdline", text + p->exe_len, room - p->exe_len);
 	ct_write_ext(t, CT_EXT_PROCESS, p, (uint32_t)sizeof(*p) + p->exe_len + p->args_len);
 	ct_check_modules(t, 1);
+	return 1;
 }
 
 struct ct_scan {
@@ -220,10 +221,10 @@ static int ct_module_cb(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /* Describe the loaded modules again if the loader added any since last time. */
-void ct_check_modules(struct ct_thread *t, int force)
+int ct_check_modules(struct ct_thread *t, int force)
 {
 	if (atomic_exchange(&ct_scanning, 1))
-		return;
+		return 0;
 
 	struct ct_scan scan = { .t = t, .emit = 0 };
 	dl_iterate_phdr(ct_module_cb, &scan);
@@ -233,6 +234,7 @@ void ct_check_modules(struct ct_thread *t, int force)
 		dl_iterate_phdr(ct_module_cb, &scan);
 	}
 	atomic_store(&ct_scanning, 0);
+	return scan.emit;
 }
 
 /* At exit, name the libraries loaded since the last chunk was taken. */

@@ -68,8 +68,9 @@ void ct_thread_end(struct ct_thread *t) CT_HIDDEN;
 
 /* init.c */
 int ct_init(void) CT_HIDDEN;
-void ct_announce_process(struct ct_thread *t) CT_HIDDEN;
-void ct_check_modules(struct ct_thread *t, int force) CT_HIDDEN;
+/* Both return 1 if they wrote records. */
+int ct_announce_process(struct ct_thread *t) CT_HIDDEN;
+int ct_check_modules(struct ct_thread *t, int force) CT_HIDDEN;
 uint64_t ct_clock_slow(void) CT_HIDDEN;
 
 static inline uint64_t ct_clock(void)

@@ -150,8 +150,8 @@ static void ct_use_scratch(struct ct_thread *t)
 	t->end = ct_scratch + CT_SCRATCH_WORDS;
 }
 
-/* Take a chunk for this thread; 0 if events must be dropped for now. */
-static int ct_take_chunk(struct ct_thread *t)
+/* Take a free chunk and make it this thread's; 0 if there is none to take. */
+static int ct_own_free_chunk(struct ct_thread *t)
 {
 	struct ct_pool_ctl *ctl = ct_ctl;
 
@@ -180,15 +180,28 @@ static int ct_take_chunk(struct ct_thread *t)
 		t->key_armed = 1;
 		pthread_setspecific(ct_key, (void *)1);
 	}
+	return 1;
+}
+
+/* Take a chunk for this thread; 0 if events must be dropped for now. */
+static int ct_take_chunk(struct ct_thread *t)
+{
+	if (!ct_own_free_chunk(t))
+		return 0;
 	if (t->lost) {
 		uint64_t lost = t->lost;
 		t->lost = 0;
-		atomic_fetch_add(&ctl->lost_events, lost);
+		atomic_fetch_add(&ct_ctl->lost_events, lost);
 		ct_write_ext(t, CT_EXT_LOST, &lost, sizeof(lost));
 	}
-	ct_announce_process(t);
+	int described = ct_announce_process(t);
 	if ((t->nest & (CT_NEST_PENDING - 1)) <= 1)
-		ct_check_modules(t, 0);
+		described |= ct_check_modules(t, 0);
+	if (described) {
+		/* hand names over now: a recorder stopped later still has them */
+		ct_retire_chunk(t, 0);
+		return ct_own_free_chunk(t);
+	}
 	return 1;
 }
 

@@ -30,6 +30,8 @@ struct ct_symbols {
 	const struct ct_trace *t;
 	struct ct_symtab *tabs;
 	size_t ntabs;
+	struct ct_elf_funcs *disk; /* tables read from the files, for traces that lack them */
+	size_t ndisk;
 	struct ct_inst_mod *mods;
 	size_t nmods;
 	struct ct_map cache;  /* instance << 47 | addr -> id + 1 */
@@ -86,6 +88,45 @@ static long ct_find_symtab(const struct ct_symbols *s, const struct ct_module_in
 	return fallback;
 }
 
+/*
+ * A trace whose recorder was stopped has no symbol tables: read them from the
+ * module's file if it is still the same file (same build-id).
+ */
+static long ct_symtab_from_disk(struct ct_symbols *s, const struct ct_module_info *m)
+{
+	for (size_t i = 0; i < s->ntabs; i++)
+		if (!strcmp(s->tabs[i].path, m->path))
+			return (long)i;
+
+	struct ct_elf_funcs f;
+	char err[256];
+	if (ct_elf_read_funcs(m->path, &f, err, sizeof(err)) < 0)
+		return -1;
+	if (f.build_id_len != m->rec.build_id_len ||
+	    memcmp(f.build_id, m->rec.build_id, f.build_id_len)) {
+		ct_elf_funcs_free(&f);
+		return -1;
+	}
+	s->disk = ct_realloc(s->disk, (s->ndisk + 1) * sizeof(*s->disk));
+	s->disk[s->ndisk++] = f;
+	s->tabs = ct_realloc(s->tabs, (s->ntabs + 1) * sizeof(*s->tabs));
+	struct ct_symtab *tab = &s->tabs[s->ntabs];
+	memset(tab, 0, sizeof(*tab));
+	tab->path = m->path;
+	tab->build_id = m->rec.build_id;
+	tab->build_id_len = m->rec.build_id_len;
+	tab->n = f.n;
+	tab->values = ct_malloc(f.n * sizeof(uint64_t) + 1);
+	tab->sizes = ct_malloc(f.n * sizeof(uint64_t) + 1);
+	tab->names = ct_malloc(f.n * sizeof(char *) + 1);
+	for (size_t i = 0; i < f.n; i++) {
+		tab->values[i] = f.syms[i].value;
+		tab->sizes[i] = f.syms[i].size;
+		tab->names[i] = f.syms[i].name;
+	}
+	return (long)s->ntabs++;
+}
+
 struct ct_symbols *ct_symbols_open(const struct ct_trace *t, int demangle)
 {
 	struct ct_symbols *s = ct_calloc(1, sizeof(*s));
@@ -107,6 +148,10 @@ struct ct_symbols *ct_symbols_open(const struct ct_trace *t, int demangle)
 			.symtab = ct_find_symtab(s, m),
 		};
 	}
+	if (!t->has_end)
+		for (size_t i = 0; i < s->nmods; i++)
+			if (s->mods[i].symtab < 0)
+				s->mods[i].symtab = ct_symtab_from_disk(s, &t->mods[i]);
 	ct_map_init(&s->cache, 1024);
 	ct_map_init(&s->byfunc, 1024);
 	return s;
@@ -125,6 +170,9 @@ void ct_symbols_close(struct ct_symbols *s)
 		free(s->funcs[i].name);
 		free(s->funcs[i].symbol);
 	}
+	for (size_t i = 0; i < s->ndisk; i++)
+		ct_elf_funcs_free(&s->disk[i]);
+	free(s->disk);
 	free(s->tabs);
 	free(s->mods);
 	free(s->funcs);
