@@ -21,7 +21,10 @@ static void ct_info_time(FILE *out, const struct ct_trace *t)
 
 static void ct_info_args(FILE *out, const struct ct_process_info *p)
 {
-	for (uint32_t i = 0; i < p->rec.args_len; i++)
+	uint32_t n = p->rec.args_len;
+	while (n && !p->args[n - 1])
+		n--;
+	for (uint32_t i = 0; i < n; i++)
 		fputc(p->args[i] ? p->args[i] : ' ', out);
 }
 
@@ -103,7 +106,7 @@ int ct_info(struct ct_trace *t, FILE *out)
 		fprintf(out, "lost:       %s events%s\n", a, t->end.lost ? "" : " (complete)");
 		if (t->end.salvaged) {
 			ct_fmt_count(a, sizeof(a), t->end.salvaged);
-			fprintf(out, "salvaged:   %s events from threads that ended without flushing\n", a);
+			fprintf(out, "salvaged:   %s events read back from buffers of threads that had ended\n", a);
 		}
 	}
 	if (t->has_end && t->end.recorder_cpu_ns) {
