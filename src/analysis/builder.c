@@ -54,6 +54,20 @@ static void ct_unwind_to(struct ct_builder *b, uint64_t sp, uint64_t clock, int 
 	}
 }
 
+/*
+ * A jump or a catch lands in the frame at sp: close everything above it, on
+ * this stack or on another (a handler on an alternate stack that siglongjmps).
+ */
+static void ct_land_at(struct ct_builder *b, uint64_t sp, uint64_t clock)
+{
+	while (b->depth) {
+		int64_t d = ct_sp_diff(sp, b->stack[b->depth - 1].sp);
+		if (d <= 0 && d >= -CT_SP_WINDOW)
+			break;
+		ct_pop(b, clock, CT_CLOSE_UNWOUND);
+	}
+}
+
 static void ct_on_enter(struct ct_builder *b, const struct ct_event *ev)
 {
 	/* frames below the caller's stack pointer are not its ancestors */
@@ -116,7 +130,7 @@ void ct_builder_event(struct ct_builder *b, const struct ct_event *ev)
 			uint64_t sp = 0;
 			memcpy(&sp, ev->ext, ev->ext_len < 8 ? ev->ext_len : 8);
 			if (sp)
-				ct_unwind_to(b, sp, ev->clock, 0);
+				ct_land_at(b, sp, ev->clock);
 			else
 				b->jumped = 1;
 			if (ev->ext_type == CT_EXT_CATCH)

@@ -251,8 +251,12 @@ static uint32_t ct_resolve(struct ct_symbols *s, uint32_t instance, uint64_t add
 					   tab->values[k]);
 		}
 	}
+	/* no symbol: one function per module file and offset, whatever the process */
+	uint64_t h = UINT64_C(1469598103934665603);
+	for (const char *c = m->path; *c; c++)
+		h = (h ^ (uint8_t)*c) * UINT64_C(1099511628211);
 	snprintf(name, sizeof(name), "%s+0x%llx", ct_basename(m->path), (unsigned long long)off);
-	return ct_add_func(s, ct_hash64((uint64_t)(uintptr_t)m->path) ^ off ^ UINT64_C(1) << 62, name,
+	return ct_add_func(s, (ct_hash64(h ^ off) | UINT64_C(1) << 62) & ~(UINT64_C(1) << 63), name,
 			   m->path, off);
 }
 

@@ -126,6 +126,9 @@ static void test_other_stacks(void)
 {
 	/* a signal handler on an alternate stack far away: nested, nothing unwound */
 	TREE("Em100 Ea90 Eh900000000 Xh900000000 Xa90 Xm100", "2h:ret 1a:ret 0m:ret");
+	/* ... that siglongjmps back to a: the handler's frames close too */
+	TREE("Em100 Ea90 Eb80 Eh900000000 Eg899999990 J90 Ec80 Xc80 Xa90 Xm100",
+	     "4g:unwound 3h:unwound 2b:unwound 2c:ret 1a:ret 0m:ret");
 }
 
 int main(void)
