@@ -22,11 +22,17 @@
 #include "record.h"
 #include "../arch/x86_64/arch.h"
 
-static volatile sig_atomic_t ct_forward_sig;
+static volatile sig_atomic_t ct_forward_sig, ct_interrupted;
 
 static void ct_on_signal(int sig)
 {
 	ct_forward_sig = sig;
+}
+
+static void ct_on_interrupt(int sig)
+{
+	(void)sig;
+	ct_interrupted = 1;
 }
 
 static uint64_t ct_now(clockid_t id)
@@ -104,6 +110,7 @@ struct ct_session {
 	int child_done;
 	uint32_t clock;
 	uint64_t start_ns;
+	const char *argv0;
 };
 
 /* Reap whatever ended; true when no traced process is left. */
@@ -144,9 +151,12 @@ static void ct_run(struct ct_session *s)
 	struct ct_pool_ctl *ctl = s->pool.ctl;
 	uint64_t last_scan = 0;
 
+	int noted = 0;
+
 	for (;;) {
 		if (ct_forward_sig) {
-			kill(s->child, ct_forward_sig);
+			if (!s->child_done)
+				kill(s->child, ct_forward_sig);
 			ct_forward_sig = 0;
 		}
 		size_t n = ct_collect_full(&s->col);
@@ -157,6 +167,15 @@ static void ct_run(struct ct_session *s)
 		}
 		if (ct_reap(s))
 			return;
+		if (s->child_done && !noted) {
+			noted = 1;
+			ct_error("%s ended; still recording the processes it started (Ctrl-C to stop)",
+				 s->argv0);
+		}
+		if (s->child_done && (ct_interrupted || ct_forward_sig)) {
+			atomic_store(&ctl->state, CT_POOL_DETACHED);
+			return;
+		}
 		if (n)
 			continue;
 		/* threads wait for chunks: some may be held by threads that are gone */
@@ -221,8 +240,14 @@ static void ct_setup_signals(void)
 	struct sigaction sa = { .sa_handler = ct_on_signal };
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
-	/* the terminal's ^C and ^\ reach the program too; we record until it ends */
-	signal(SIGINT, SIG_IGN);
+	/*
+	 * The terminal's ^C and ^\ reach the program too: we record until it
+	 * ends. Once it has, ^C stops waiting for processes it left behind.
+	 */
+	struct sigaction si = { .sa_handler = ct_on_interrupt };
+	sigemptyset(&si.sa_mask);
+	si.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &si, NULL);
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	sigaction(SIGTERM, &sa, NULL);
@@ -231,7 +256,7 @@ static void ct_setup_signals(void)
 
 int ct_record(const struct ct_record_opts *o)
 {
-	struct ct_session s = { .child = -1 };
+	struct ct_session s = { .child = -1, .argv0 = o->argv[0] };
 	int status = 0;
 
 	char *runtime = ct_find_runtime();
