@@ -68,6 +68,30 @@ static void ct_land_at(struct ct_builder *b, uint64_t sp, uint64_t clock)
 	}
 }
 
+/*
+ * A landing pad is about to run in the frame whose stack pointer at its call
+ * site is sp (what libgcc calls the context's CFA) and whose function starts
+ * at fn: frames below sp are gone. Frames at sp are that function and callees
+ * inlined into it; those above the function itself are gone too (when the
+ * compiler moved the landing pad out of line, fn names that part instead and
+ * all of them stay). The cleanup's calls are then children of the right frame.
+ */
+static void ct_on_landing(struct ct_builder *b, const struct ct_event *ev)
+{
+	uint64_t w[2] = { 0, 0 };
+	memcpy(w, ev->ext, ev->ext_len < sizeof(w) ? ev->ext_len : sizeof(w));
+	uint64_t sp = (w[0] >> 4) & CT_EV_SP_MASK;
+
+	ct_land_at(b, sp, ev->clock);
+	for (uint32_t i = b->depth; i-- > 0 && b->stack[i].sp == sp;) {
+		if (b->stack[i].addr == w[1]) {
+			while (b->depth > i + 1)
+				ct_pop(b, ev->clock, CT_CLOSE_UNWOUND);
+			break;
+		}
+	}
+}
+
 static void ct_on_enter(struct ct_builder *b, const struct ct_event *ev)
 {
 	/* frames below the caller's stack pointer are not its ancestors */
@@ -123,7 +147,9 @@ void ct_builder_event(struct ct_builder *b, const struct ct_event *ev)
 		ct_on_exit(b, ev);
 		break;
 	default:
-		if (ev->ext_type == CT_EXT_THROW) {
+		if (ev->ext_type == CT_EXT_LANDING) {
+			ct_on_landing(b, ev);
+		} else if (ev->ext_type == CT_EXT_THROW) {
 			b->unwinding = 1;
 			b->throw_clock = ev->clock;
 		} else if (ev->ext_type == CT_EXT_JUMP || ev->ext_type == CT_EXT_CATCH) {

@@ -49,6 +49,11 @@ enum ct_ext_type {
 	CT_EXT_JUMP = 5,  /* longjmp to a frame at sp (0: target unknown) */
 	CT_EXT_CATCH = 6, /* a catch handler began in the frame at sp */
 	CT_EXT_THROW = 7, /* an exception was thrown (or rethrown) from the frame at sp */
+	/*
+	 * The unwinder is about to run a landing pad (cleanup or catch) in the
+	 * frame whose CFA and function start the payload gives (two u64).
+	 */
+	CT_EXT_LANDING = 8,
 };
 
 #define CT_EXT_MAX_WORDS 2048 /* 16 KiB of payload at most */

@@ -10,6 +10,7 @@ static const char *ct_ext_name(uint16_t type)
 	case CT_EXT_JUMP: return "jump";
 	case CT_EXT_CATCH: return "catch";
 	case CT_EXT_THROW: return "throw";
+	case CT_EXT_LANDING: return "landing";
 	default: return "ext";
 	}
 }
@@ -31,6 +32,13 @@ int ct_dump(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 			if (ev.kind == CT_EV_EXT) {
 				uint64_t v = 0;
 				memcpy(&v, ev.ext, ev.ext_len < 8 ? ev.ext_len : 8);
+				if (ev.ext_type == CT_EXT_LANDING && ev.ext_len >= 16) {
+					uint64_t fn;
+					memcpy(&fn, ev.ext + 8, 8);
+					fprintf(out, "%-6s cfa=%#llx %#llx\n", ct_ext_name(ev.ext_type),
+						(unsigned long long)v, (unsigned long long)fn);
+					continue;
+				}
 				fprintf(out, "%-6s %#llx\n", ct_ext_name(ev.ext_type),
 					(unsigned long long)(ev.ext_type == CT_EXT_LOST ? v : v << 4));
 				continue;

@@ -126,7 +126,7 @@ static void ct_on_ext(struct ct_collector *c, const struct ct_chunk_desc *d, uin
 		break;
 	}
 	default:
-		ct_encoder_ext(&c->enc, clock, type, NULL, 0);
+		ct_encoder_ext(&c->enc, clock, type, p, len);
 		break;
 	}
 }

@@ -26,11 +26,23 @@ static ct_catch_fn ct_real_begin_catch;
 static ct_throw_fn ct_real_throw;
 static ct_rethrow_fn ct_real_rethrow;
 
+/* The personality routines the unwinder calls for every frame with EH data. */
+typedef int (*ct_personality_fn)(int version, int actions, uint64_t exc_class, void *exc,
+				 void *context);
+typedef uintptr_t (*ct_ctx_fn)(void *context);
+static ct_personality_fn ct_real_gxx_personality, ct_real_gcc_personality;
+static ct_ctx_fn ct_get_cfa, ct_get_region_start;
+
+#define CT_UA_CLEANUP_PHASE	2
+#define CT_URC_INSTALL_CONTEXT 7
+
 /* not in any header we include */
 void __longjmp_chk(jmp_buf env, int val) __attribute__((noreturn));
 void *__cxa_begin_catch(void *exc);
 void __cxa_throw(void *exc, void *type, void (*dtor)(void *)) __attribute__((noreturn));
 void __cxa_rethrow(void) __attribute__((noreturn));
+int __gxx_personality_v0(int version, int actions, uint64_t exc_class, void *exc, void *context);
+int __gcc_personality_v0(int version, int actions, uint64_t exc_class, void *exc, void *context);
 
 void ct_resolve_interposed(void)
 {
@@ -41,6 +53,10 @@ void ct_resolve_interposed(void)
 	ct_real_begin_catch = (ct_catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
 	ct_real_throw = (ct_throw_fn)dlsym(RTLD_NEXT, "__cxa_throw");
 	ct_real_rethrow = (ct_rethrow_fn)dlsym(RTLD_NEXT, "__cxa_rethrow");
+	ct_real_gxx_personality = (ct_personality_fn)dlsym(RTLD_NEXT, "__gxx_personality_v0");
+	ct_real_gcc_personality = (ct_personality_fn)dlsym(RTLD_NEXT, "__gcc_personality_v0");
+	ct_get_cfa = (ct_ctx_fn)dlsym(RTLD_DEFAULT, "_Unwind_GetCFA");
+	ct_get_region_start = (ct_ctx_fn)dlsym(RTLD_DEFAULT, "_Unwind_GetRegionStart");
 }
 
 __attribute__((constructor(101))) static void ct_interpose_init(void)
@@ -112,4 +128,41 @@ CT_EXPORT void __cxa_rethrow(void)
 	if (!ct_real_rethrow)
 		ct_real_rethrow = (ct_rethrow_fn)dlsym(RTLD_NEXT, "__cxa_rethrow");
 	ct_real_rethrow();
+}
+
+/*
+ * When the unwinder installs a landing pad, say in which frame: the reader
+ * closes every frame below it before the cleanup's calls (destructors) run.
+ */
+static int ct_personality(ct_personality_fn *real, const char *name, int version, int actions,
+			  uint64_t exc_class, void *exc, void *context)
+{
+	if (!*real)
+		*real = (ct_personality_fn)dlsym(RTLD_NEXT, name);
+	int r = (*real)(version, actions, exc_class, exc, context);
+	if (r == CT_URC_INSTALL_CONTEXT && (actions & CT_UA_CLEANUP_PHASE)) {
+		if (!ct_get_cfa) {
+			ct_get_cfa = (ct_ctx_fn)dlsym(RTLD_DEFAULT, "_Unwind_GetCFA");
+			ct_get_region_start = (ct_ctx_fn)dlsym(RTLD_DEFAULT, "_Unwind_GetRegionStart");
+		}
+		uint64_t where[2] = { ct_get_cfa ? ct_get_cfa(context) : 0, /* the frame's sp */
+				      ct_get_region_start ? ct_get_region_start(context) : 0 };
+		if (where[0])
+			ct_emit_ext(CT_EXT_LANDING, where, sizeof(where));
+	}
+	return r;
+}
+
+CT_EXPORT int __gxx_personality_v0(int version, int actions, uint64_t exc_class, void *exc,
+				   void *context)
+{
+	return ct_personality(&ct_real_gxx_personality, "__gxx_personality_v0", version, actions,
+			      exc_class, exc, context);
+}
+
+CT_EXPORT int __gcc_personality_v0(int version, int actions, uint64_t exc_class, void *exc,
+				   void *context)
+{
+	return ct_personality(&ct_real_gcc_personality, "__gcc_personality_v0", version, actions,
+			      exc_class, exc, context);
 }

@@ -304,6 +304,21 @@ int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32
 	return 0;
 }
 
+void ct_emit_ext(uint32_t type, const void *payload, uint32_t len)
+{
+	struct ct_thread *t = &ct_self;
+	struct ct_saved saved;
+
+	if (atomic_load(&ct_state) != CT_RT_READY || t->in_slow)
+		return;
+	ct_enter_slow(&saved);
+	t->in_slow = 1;
+	if (ct_tracing())
+		ct_write_ext(t, type, payload, len);
+	t->in_slow = 0;
+	ct_leave_slow(&saved);
+}
+
 void ct_thread_end(struct ct_thread *t)
 {
 	struct ct_saved saved;

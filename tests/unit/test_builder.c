@@ -34,7 +34,10 @@ static void on_close(void *ctx, struct ct_frame *f, uint32_t depth, uint64_t clo
 
 static const struct ct_builder_ops ops = { .enter = on_open, .exit = on_close };
 
-/* "Ea100" = enter a at sp 100; "Xa100"; "J90" = jump to sp 90 ("J0" unknown); "C90"; "T80" */
+/*
+ * "Ea100" = enter a at sp 100; "Xa100"; "J90" = jump to sp 90 ("J0" unknown); "C90"; "T80";
+ * "La90" = a landing pad runs in the frame of a at sp 90
+ */
 static const char *run(const char *script)
 {
 	static struct out o;
@@ -55,6 +58,14 @@ static const char *run(const char *script)
 			ev.kind = op == 'E' ? CT_EV_ENTER : CT_EV_EXIT;
 			ev.addr = (uint64_t)*p++;
 			ev.sp = strtoull(p, (char **)&p, 10);
+		} else if (op == 'L') {
+			static uint64_t where[2];
+			ev.kind = CT_EV_EXT;
+			ev.ext_type = CT_EXT_LANDING;
+			where[1] = (uint64_t)*p++;
+			where[0] = strtoull(p, (char **)&p, 10) << 4;
+			ev.ext = (const uint8_t *)where;
+			ev.ext_len = 16;
 		} else {
 			ev.kind = CT_EV_EXT;
 			ev.ext_type = op == 'J' ? CT_EXT_JUMP : op == 'C' ? CT_EXT_CATCH : CT_EXT_THROW;
@@ -118,6 +129,11 @@ static void test_exceptions(void)
 	/* gcc: exit hooks run as the exception passes, they are unwinds all the same */
 	TREE("Em100 Ea90 Eb80 Ec70 T70 Xc70 Xb80 C90 Ez80 Xz80 Xa90 Xm100",
 	     "3c:unwound 2b:unwound 2z:ret 1a:ret 0m:ret");
+	/* clang: a cleanup in f2 (sp 80) destroys a local while the exception passes */
+	TREE("Em100 Ef90 Eg80 Eh70 Et60 T60 Lg80 Ed70 Xd80 C90 Xf90 Xm100",
+	     "4t:unwound 3h:unwound 3d:ret 2g:unwound 1f:ret 0m:ret");
+	/* ... and a callee inlined into f2 (same sp) that was running is gone too */
+	TREE("Em100 Eg80 Ei80 Et60 T60 Lg80 Ed70 Xd80 C100", "3t:unwound 2i:unwound 2d:ret 1g:unwound 0m:unfinished");
 	/* a destructor run during unwinding returns normally */
 	TREE("Ea90 Eb80 T80 Ed70 Xd70 Xb80 C90 Xa90", "2d:ret 1b:unwound 0a:ret");
 }
