@@ -71,22 +71,30 @@ static void ct_land_at(struct ct_builder *b, uint64_t sp, uint64_t clock)
 /*
  * A landing pad is about to run in the frame whose stack pointer at its call
  * site is sp (what libgcc calls the context's CFA) and whose function starts
- * at fn: frames below sp are gone. Frames at sp are that function and callees
- * inlined into it; those above the function itself are gone too (when the
- * compiler moved the landing pad out of line, fn names that part instead and
- * all of them stay). The cleanup's calls are then children of the right frame.
+ * at fn: frames below sp are gone, and the cleanup's calls (destructors) are
+ * children of that frame. Frames at sp are that function and callees inlined
+ * into it: gcc runs their exit hooks in this very landing pad, clang never
+ * does, so those still open are closed only when the catch comes.
  */
 static void ct_on_landing(struct ct_builder *b, const struct ct_event *ev)
 {
 	uint64_t w[2] = { 0, 0 };
 	memcpy(w, ev->ext, ev->ext_len < sizeof(w) ? ev->ext_len : sizeof(w));
-	uint64_t sp = (w[0] >> 4) & CT_EV_SP_MASK;
+	b->landing_sp = (w[0] >> 4) & CT_EV_SP_MASK;
+	b->landing_fn = w[1];
+	ct_land_at(b, b->landing_sp, ev->clock);
+}
 
-	ct_land_at(b, sp, ev->clock);
+/* The catch lands in the last landing frame: callees inlined into it are gone. */
+static void ct_on_catch(struct ct_builder *b, uint64_t sp, uint64_t clock)
+{
+	ct_land_at(b, sp, clock);
+	if (sp != b->landing_sp)
+		return;
 	for (uint32_t i = b->depth; i-- > 0 && b->stack[i].sp == sp;) {
-		if (b->stack[i].addr == w[1]) {
+		if (b->stack[i].addr == b->landing_fn) {
 			while (b->depth > i + 1)
-				ct_pop(b, ev->clock, CT_CLOSE_UNWOUND);
+				ct_pop(b, clock, CT_CLOSE_UNWOUND);
 			break;
 		}
 	}
@@ -155,10 +163,12 @@ void ct_builder_event(struct ct_builder *b, const struct ct_event *ev)
 		} else if (ev->ext_type == CT_EXT_JUMP || ev->ext_type == CT_EXT_CATCH) {
 			uint64_t sp = 0;
 			memcpy(&sp, ev->ext, ev->ext_len < 8 ? ev->ext_len : 8);
-			if (sp)
-				ct_land_at(b, sp, ev->clock);
-			else
+			if (!sp)
 				b->jumped = 1;
+			else if (ev->ext_type == CT_EXT_CATCH)
+				ct_on_catch(b, sp, ev->clock);
+			else
+				ct_land_at(b, sp, ev->clock);
 			if (ev->ext_type == CT_EXT_CATCH)
 				b->unwinding = 0;
 		}

@@ -55,6 +55,7 @@ struct ct_builder {
 	int jumped; /* a jump to an unknown frame: the next call settles where */
 	int unwinding; /* an exception is in flight since throw_clock */
 	uint64_t throw_clock;
+	uint64_t landing_sp, landing_fn; /* where the last landing pad ran */
 	const struct ct_builder_ops *ops;
 	void *ctx;
 };
