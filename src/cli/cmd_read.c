@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The commands that read a trace: replay, report, info. */
+/* The commands that read a trace: replay, report, info, dump. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +30,12 @@ static const char ct_info_help[] =
 	"  -i, --input=PATH     the trace to read (default: calltrace.data)\n"
 	"  -h, --help           this help\n";
 
+static const char ct_dump_help[] =
+	"usage: calltrace dump [options]\n\n"
+	"Every record of the trace as it is stored, thread by thread: seconds since the\n"
+	"start, thread, kind (enter, exit, jump, catch, lost ...), the caller's stack\n"
+	"pointer, the function's address and name.\n\n" CT_READ_HELP;
+
 static int ct_end(struct ct_trace *t, struct ct_symbols *sym, int rc)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -41,47 +47,89 @@ static int ct_end(struct ct_trace *t, struct ct_symbols *sym, int rc)
 	return rc < 0 ? CT_EXIT_USAGE : 0;
 }
 
+/* What tells one reading command from another. */
+struct ct_read_cmd {
+	const char *name;
+	const char *help;
+	const char *shortopts;
+	const struct option *longopts;
+	/* the command's own options: 0 if taken, -1 after printing an error */
+	int (*own)(void *ctx, int c, const char *arg);
+	void *ctx;
+};
+
+/* Parse the options and open the trace; NULL with *status set when the command is done. */
+static struct ct_trace *ct_read_start(const struct ct_read_cmd *cmd, int argc, char **argv,
+				      struct ct_read_opts *ro, int *status)
+{
+	int c;
+
+	ct_read_opts_init(ro);
+	*status = CT_EXIT_USAGE;
+	while ((c = ct_getopt(cmd->name, argc, argv, cmd->shortopts, cmd->longopts)) != -1) {
+		int r = c == -2 ? -1 : ct_read_opt(cmd->name, ro, c, optarg);
+		if (r < 0)
+			return NULL;
+		if (r)
+			continue;
+		if (c == 'h') {
+			fputs(cmd->help, stdout);
+			*status = 0;
+			return NULL;
+		}
+		if (!cmd->own || cmd->own(cmd->ctx, c, optarg) < 0)
+			return NULL;
+	}
+	if (optind < argc) {
+		ct_error("%s: unexpected argument '%s' (see 'calltrace %s --help')", cmd->name,
+			 argv[optind], cmd->name);
+		return NULL;
+	}
+	return ct_cli_open(ro);
+}
+
+static int ct_replay_opt(void *ctx, int c, const char *arg)
+{
+	struct ct_replay_opts *o = ctx;
+	(void)arg;
+	if (c == 't')
+		o->timestamps = 1;
+	return 0;
+}
+
 int ct_cmd_replay(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "timestamps", no_argument, NULL, 't' },
 						  CT_READ_LONGOPTS,
 						  { 0 } };
-	struct ct_read_opts ro;
 	struct ct_replay_opts o = { 0 };
-	int c;
+	const struct ct_read_cmd cmd = { "replay", ct_replay_help, "ti:h", longopts, ct_replay_opt, &o };
+	struct ct_read_opts ro;
+	int status;
 
-	ct_read_opts_init(&ro);
-	while ((c = ct_getopt("replay", argc, argv, "ti:h", longopts)) != -1) {
-		int r = ct_read_opt("replay", &ro, c, optarg);
-		if (r < 0 || c == -2)
-			return CT_EXIT_USAGE;
-		if (r)
-			continue;
-		if (c == 'h') {
-			fputs(ct_replay_help, stdout);
-			return 0;
-		}
-		if (c == 't')
-			o.timestamps = 1;
-	}
-	if (optind < argc) {
-		ct_error("replay: unexpected argument '%s' (see 'calltrace replay --help')", argv[optind]);
-		return CT_EXIT_USAGE;
-	}
-	struct ct_trace *t = ct_cli_open(&ro);
+	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
+	if (!t)
+		return status;
 	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
 	return ct_end(t, sym, ct_replay(t, sym, stdout, &o));
 }
 
-static int ct_sort_of(const char *s, enum ct_sort *out)
+static int ct_report_opt(void *ctx, int c, const char *arg)
 {
-	static const char *const names[] = { "total", "self", "calls", "avg", "max", "name" };
-	for (size_t i = 0; i < CT_ARRAY_SIZE(names); i++) {
-		if (!strcmp(s, names[i])) {
-			*out = (enum ct_sort)i;
+	static const char *const keys[] = { "total", "self", "calls", "avg", "max", "name" };
+	struct ct_report_opts *o = ctx;
+
+	if (c == 1200) {
+		o->json = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < CT_ARRAY_SIZE(keys); i++) {
+		if (!strcmp(arg, keys[i])) {
+			o->sort = (enum ct_sort)i;
 			return 0;
 		}
 	}
+	ct_error("report: --sort takes total, self, calls, avg, max or name, not '%s'", arg);
 	return -1;
 }
 
@@ -91,34 +139,14 @@ int ct_cmd_report(int argc, char **argv)
 						  { "json", no_argument, NULL, 1200 },
 						  CT_READ_LONGOPTS,
 						  { 0 } };
-	struct ct_read_opts ro;
 	struct ct_report_opts o = { 0 };
-	int c;
+	const struct ct_read_cmd cmd = { "report", ct_report_help, "s:i:h", longopts, ct_report_opt, &o };
+	struct ct_read_opts ro;
+	int status;
 
-	ct_read_opts_init(&ro);
-	while ((c = ct_getopt("report", argc, argv, "s:i:h", longopts)) != -1) {
-		int r = ct_read_opt("report", &ro, c, optarg);
-		if (r < 0 || c == -2)
-			return CT_EXIT_USAGE;
-		if (r)
-			continue;
-		if (c == 'h') {
-			fputs(ct_report_help, stdout);
-			return 0;
-		}
-		if (c == 's' && ct_sort_of(optarg, &o.sort) < 0) {
-			ct_error("report: --sort takes total, self, calls, avg, max or name, not '%s'",
-				 optarg);
-			return CT_EXIT_USAGE;
-		}
-		if (c == 1200)
-			o.json = 1;
-	}
-	if (optind < argc) {
-		ct_error("report: unexpected argument '%s' (see 'calltrace report --help')", argv[optind]);
-		return CT_EXIT_USAGE;
-	}
-	struct ct_trace *t = ct_cli_open(&ro);
+	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
+	if (!t)
+		return status;
 	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
 	return ct_end(t, sym, ct_report(t, sym, stdout, &o));
 }
@@ -126,54 +154,26 @@ int ct_cmd_report(int argc, char **argv)
 int ct_cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = { CT_READ_LONGOPTS, { 0 } };
+	const struct ct_read_cmd cmd = { "info", ct_info_help, "i:h", longopts, NULL, NULL };
 	struct ct_read_opts ro;
-	int c;
+	int status;
 
-	ct_read_opts_init(&ro);
-	while ((c = ct_getopt("info", argc, argv, "i:h", longopts)) != -1) {
-		int r = ct_read_opt("info", &ro, c, optarg);
-		if (r < 0 || c == -2)
-			return CT_EXIT_USAGE;
-		if (c == 'h') {
-			fputs(ct_info_help, stdout);
-			return 0;
-		}
-	}
-	if (optind < argc) {
-		ct_error("info: unexpected argument '%s' (see 'calltrace info --help')", argv[optind]);
-		return CT_EXIT_USAGE;
-	}
-	struct ct_trace *t = ct_cli_open(&ro);
+	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
+	if (!t)
+		return status;
 	return ct_end(t, NULL, ct_info(t, stdout));
 }
-
-static const char ct_dump_help[] =
-	"usage: calltrace dump [options]\n\n"
-	"Every record of the trace as it is stored, thread by thread: seconds since the\n"
-	"start, thread, kind (enter, exit, jump, catch, lost ...), the caller's stack\n"
-	"pointer, the function's address and name.\n\n" CT_READ_HELP;
 
 int ct_cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = { CT_READ_LONGOPTS, { 0 } };
+	const struct ct_read_cmd cmd = { "dump", ct_dump_help, "i:h", longopts, NULL, NULL };
 	struct ct_read_opts ro;
-	int c;
+	int status;
 
-	ct_read_opts_init(&ro);
-	while ((c = ct_getopt("dump", argc, argv, "i:h", longopts)) != -1) {
-		int r = ct_read_opt("dump", &ro, c, optarg);
-		if (r < 0 || c == -2)
-			return CT_EXIT_USAGE;
-		if (c == 'h') {
-			fputs(ct_dump_help, stdout);
-			return 0;
-		}
-	}
-	if (optind < argc) {
-		ct_error("dump: unexpected argument '%s' (see 'calltrace dump --help')", argv[optind]);
-		return CT_EXIT_USAGE;
-	}
-	struct ct_trace *t = ct_cli_open(&ro);
+	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
+	if (!t)
+		return status;
 	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
 	return ct_end(t, sym, ct_dump(t, sym, stdout));
 }

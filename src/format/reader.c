@@ -167,9 +167,11 @@ static int ct_add_block(struct ct_trace *t, const struct ct_block_header *h, con
 	case CT_BLOCK_EVENTS:
 		return ct_add_events(t, p, h->length, off, index);
 	case CT_BLOCK_END:
-		if (h->length < sizeof(t->end))
+		/* later versions append fields: take what is there, zero what is not */
+		if (h->length < offsetof(struct ct_end_rec, program_cpu_ns))
 			return -1;
-		memcpy(&t->end, p, sizeof(t->end));
+		memset(&t->end, 0, sizeof(t->end));
+		memcpy(&t->end, p, ct_min(h->length, sizeof(t->end)));
 		t->has_end = 1;
 		return 0;
 	default:
