@@ -24,11 +24,12 @@ TOOL_SRCS := $(foreach d,$(TOOL_DIRS),$(wildcard $(d)/*.c))
 TOOL_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TOOL_SRCS))
 
 # The runtime, loaded into traced programs: never instrumented, hidden symbols,
-# frame pointers so the hooks can read their caller's stack pointer.
+# frame pointers so the hooks can read their caller's stack pointer, unwind tables
+# because C++ exceptions unwind through the runtime's __cxa_throw wrapper.
 RT_SRCS := $(wildcard src/runtime/*.c)
 RT_OBJS := $(patsubst src/%.c,$(BUILD)/rt/%.o,$(RT_SRCS))
 RT_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -fno-instrument-functions \
-	-ftls-model=initial-exec -fno-stack-protector
+	-ftls-model=initial-exec -fno-stack-protector -fasynchronous-unwind-tables
 
 all: $(BUILD)/calltrace $(BUILD)/libcalltrace.so
 
