@@ -53,7 +53,6 @@ struct ct_chunk_desc {
 	int32_t tid;
 	uint32_t flags;
 	uint64_t thread_seq;  /* 0, 1, 2 ... for the chunks of one thread */
-	uint64_t publish_seq; /* global order of publication */
 	uint64_t base_clock;  /* full clock when the chunk was taken */
 	uint32_t used;	      /* bytes written, set before publishing */
 	uint32_t reserved;
@@ -71,7 +70,6 @@ struct ct_pool_ctl {
 	_Atomic uint32_t state;
 
 	_Atomic uint64_t free_head; /* tag << 32 | (index + 1) */
-	_Atomic uint64_t publish_seq;
 	_Atomic uint32_t next_instance;
 
 	/* the recorder sleeps on wake_seq when it has nothing to do */

@@ -22,6 +22,7 @@ void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_w
 	c->w = w;
 	ct_encoder_init(&c->enc, pool->ctl->chunk_size / 16, level);
 	ct_map_init(&c->seen, 1024);
+	ct_map_init(&c->next_seq, 64);
 	c->order = ct_calloc(pool->ctl->nchunks, sizeof(uint32_t));
 }
 
@@ -29,6 +30,7 @@ void ct_collector_free(struct ct_collector *c)
 {
 	ct_encoder_free(&c->enc);
 	ct_map_free(&c->seen);
+	ct_map_free(&c->next_seq);
 	for (size_t i = 0; i < c->nmods; i++)
 		free(c->mods[i].path);
 	free(c->mods);
@@ -208,29 +210,6 @@ static void ct_collect_chunk(struct ct_collector *c, uint32_t idx, int salvage)
 	ct_recycle(c, idx, salvage ? ctl->chunk_size : ct_max(read, used));
 }
 
-static int ct_by_publish(const void *a, const void *b, void *arg)
-{
-	const struct ct_pool_ctl *ctl = arg;
-	uint64_t x = ctl->desc[*(const uint32_t *)a].publish_seq;
-	uint64_t y = ctl->desc[*(const uint32_t *)b].publish_seq;
-	return x < y ? -1 : x > y;
-}
-
-size_t ct_collect_full(struct ct_collector *c)
-{
-	struct ct_pool_ctl *ctl = c->pool->ctl;
-	size_t n = 0;
-
-	for (uint32_t i = 0; i < ctl->nchunks; i++)
-		if (atomic_load_explicit(&ctl->desc[i].state, memory_order_acquire) == CT_CHUNK_FULL)
-			c->order[n++] = i;
-	/* a thread's chunks are published in order: sorting keeps each thread's stream in order */
-	qsort_r(c->order, n, sizeof(uint32_t), ct_by_publish, ctl);
-	for (size_t i = 0; i < n; i++)
-		ct_collect_chunk(c, c->order[i], 0);
-	return n;
-}
-
 static int ct_by_thread(const void *a, const void *b, void *arg)
 {
 	const struct ct_chunk_desc *x = &((const struct ct_pool_ctl *)arg)->desc[*(const uint32_t *)a];
@@ -251,19 +230,49 @@ static int ct_thread_gone(struct ct_collector *c, const struct ct_chunk_desc *d)
 	return syscall(SYS_tgkill, d->pid, d->tid, 0) == -1 && errno == ESRCH;
 }
 
-size_t ct_collect_dead(struct ct_collector *c, int everyone)
+/*
+ * Which chunks to take: published ones always; owned ones of threads that
+ * are gone (CT_TAKE_DEAD) or all owned ones (CT_TAKE_ALL, at the end).
+ */
+static int ct_wanted(struct ct_collector *c, const struct ct_chunk_desc *d, uint32_t state,
+		     enum ct_take take)
+{
+	if (state == CT_CHUNK_FULL)
+		return 1;
+	if (state != CT_CHUNK_OWNED || take == CT_TAKE_FULL)
+		return 0;
+	return take == CT_TAKE_ALL || ct_thread_gone(c, d);
+}
+
+/*
+ * A thread's chunks must reach the file in the thread's order. A scan of the
+ * descriptors can see a thread's newer chunk published while the older one,
+ * looked at a moment earlier, was not yet: so each thread's next expected
+ * chunk is known, and a chunk that comes early waits for the next scan.
+ * At the end (CT_TAKE_ALL) everything left goes, in order.
+ */
+size_t ct_collect(struct ct_collector *c, enum ct_take take)
 {
 	struct ct_pool_ctl *ctl = c->pool->ctl;
-	size_t n = 0;
+	size_t n = 0, done = 0;
 
 	for (uint32_t i = 0; i < ctl->nchunks; i++) {
-		struct ct_chunk_desc *d = &ctl->desc[i];
-		uint32_t st = atomic_load_explicit(&d->state, memory_order_acquire);
-		if (st == CT_CHUNK_OWNED && (everyone || ct_thread_gone(c, d)))
+		uint32_t st = atomic_load_explicit(&ctl->desc[i].state, memory_order_acquire);
+		if (ct_wanted(c, &ctl->desc[i], st, take))
 			c->order[n++] = i;
 	}
 	qsort_r(c->order, n, sizeof(uint32_t), ct_by_thread, ctl);
-	for (size_t i = 0; i < n; i++)
-		ct_collect_chunk(c, c->order[i], 1);
-	return n;
+	for (size_t i = 0; i < n; i++) {
+		struct ct_chunk_desc *d = &ctl->desc[c->order[i]];
+		int added;
+		uint64_t *next = ct_map_put(&c->next_seq,
+					    (uint64_t)d->instance << 32 | (uint32_t)d->tid | UINT64_C(1) << 63,
+					    &added);
+		if (d->thread_seq != *next && take != CT_TAKE_ALL)
+			continue; /* an earlier chunk of this thread is still to come */
+		*next = d->thread_seq + 1;
+		ct_collect_chunk(c, c->order[i], atomic_load(&d->state) == CT_CHUNK_OWNED);
+		done++;
+	}
+	return done;
 }

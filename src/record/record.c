@@ -159,7 +159,7 @@ static void ct_run(struct ct_session *s)
 				kill(s->child, ct_forward_sig);
 			ct_forward_sig = 0;
 		}
-		size_t n = ct_collect_full(&s->col);
+		size_t n = ct_collect(&s->col, CT_TAKE_FULL);
 		if (s->w.error && atomic_load(&ctl->state) == CT_POOL_RECORDING) {
 			ct_error("cannot write the trace: %s; the program goes on untraced",
 				 strerror(s->w.error));
@@ -182,7 +182,7 @@ static void ct_run(struct ct_session *s)
 		uint64_t now = ct_now(CLOCK_MONOTONIC);
 		if (atomic_load(&ctl->free_waiters) && now - last_scan > 50 * 1000 * 1000) {
 			last_scan = now;
-			if (ct_collect_dead(&s->col, 0))
+			if (ct_collect(&s->col, CT_TAKE_DEAD))
 				continue;
 		}
 		ct_sleep(s);
@@ -201,8 +201,7 @@ static uint64_t ct_cpu_ns(int who, uint64_t *maxrss)
 
 static void ct_finish(struct ct_session *s)
 {
-	ct_collect_full(&s->col);
-	ct_collect_dead(&s->col, 1);
+	ct_collect(&s->col, CT_TAKE_ALL);
 	ct_write_symtabs(&s->col);
 
 	/* a calibration over less than 10 ms would be imprecise */

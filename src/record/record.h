@@ -70,15 +70,20 @@ struct ct_collector {
 	size_t nmods;
 	struct ct_rec_instance *insts;
 	size_t ninsts;
-	uint32_t *order; /* scratch for sorting chunk indexes */
+	struct ct_map next_seq; /* per thread (instance << 32 | tid): its next chunk */
+	uint32_t *order;	/* scratch for sorting chunk indexes */
+};
+
+enum ct_take {
+	CT_TAKE_FULL, /* chunks their threads published */
+	CT_TAKE_DEAD, /* and chunks of threads that are gone */
+	CT_TAKE_ALL,  /* and every chunk still owned: nobody writes any more */
 };
 
 void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_writer *w, int level);
 void ct_collector_free(struct ct_collector *c);
-/* Encode every published chunk; returns how many. */
-size_t ct_collect_full(struct ct_collector *c);
-/* Salvage the chunks of threads that are gone; all of them if everyone is gone. */
-size_t ct_collect_dead(struct ct_collector *c, int everyone);
+/* Encode chunks into blocks, each thread's in its order; returns how many. */
+size_t ct_collect(struct ct_collector *c, enum ct_take take);
 
 /* symtabs.c: symbol tables of the modules that have events */
 void ct_write_symtabs(struct ct_collector *c);

@@ -78,7 +78,6 @@ static void ct_publish(struct ct_pool_ctl *ctl, int32_t idx)
 {
 	struct ct_chunk_desc *d = &ctl->desc[idx];
 
-	d->publish_seq = atomic_fetch_add(&ctl->publish_seq, 1);
 	atomic_store(&d->state, CT_CHUNK_FULL);
 	ct_wake_recorder(ctl, 0);
 }

@@ -63,19 +63,27 @@ static int ct_is_ident(char c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
-/* Skip "operator" and the symbol after it; returns the new position. */
-static size_t ct_skip_operator(const char *s, size_t i, size_t end, int *conversion)
+/* Skip "operator" and the operator after it; returns the new position. */
+static size_t ct_skip_operator(const char *s, size_t i, size_t end)
 {
+	static const char *const ops[] = {
+		"->*", "<<=", ">>=", "<=>", "()", "[]", "->", "<<", ">>", "<=", ">=", "==", "!=",
+		"&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<", ">",
+		"+", "-", "*", "/", "%", "^", "&", "|", "~", "!", "=", ",", "\"\"",
+	};
 	size_t j = i + 8;
-	*conversion = 0;
-	if (j < end && s[j] == ' ') {
-		*conversion = 1; /* operator new, operator delete[], operator int* ... */
-		return end;
+
+	if (j < end && s[j] == ' ')
+		return end; /* operator new, operator delete[], a conversion: operator int* */
+	for (size_t k = 0; k < CT_ARRAY_SIZE(ops); k++) {
+		size_t n = strlen(ops[k]);
+		if (j + n <= end && !strncmp(s + j, ops[k], n)) {
+			j += n;
+			break;
+		}
 	}
-	if (j + 1 < end && s[j] == '(' && s[j + 1] == ')')
-		return j + 2;
-	while (j < end && strchr("<>=!+-*/%^&|~[],", s[j]))
-		j++;
+	if (j + 1 < end && s[j] == ' ' && s[j + 1] == '<')
+		j++; /* "operator< <int>": the demangler's space before template arguments */
 	return j;
 }
 
@@ -87,8 +95,7 @@ static size_t ct_name_start(const char *s, size_t end)
 	for (size_t i = 0; i < end;) {
 		if (!strncmp(s + i, "operator", 8) && (i == 0 || !ct_is_ident(s[i - 1])) &&
 		    !ct_is_ident(s[i + 8])) {
-			int conversion;
-			i = ct_skip_operator(s, i, end, &conversion);
+			i = ct_skip_operator(s, i, end);
 			continue;
 		}
 		char c = s[i];

@@ -36,6 +36,11 @@ static void test_short_names(void)
 	short_is("_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE5c_strEv",
 		 "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::c_str");
 	short_is("_ZN1A3getILi3EEEiv", "A::get<3>");
+	/* an operator with template arguments, and the one that needs a space before them */
+	short_is("_ZN9__gnu_cxxneIPKiSt6vectorIiSaIiEEEEbRKNS_17__normal_iteratorIT_T0_EESB_",
+		 "__gnu_cxx::operator!=<int const*, std::vector<int, std::allocator<int> > >");
+	short_is("_ZltIiEbRK1BIT_ES4_", "operator< <int>");
+	short_is("_ZN1AplIiEEvT_", "A::operator+<int>");
 }
 
 static void test_not_mangled(void)
