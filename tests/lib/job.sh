@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# One job of tests/run.sh: build one test program with one compiler and
+# optimisation level, run it alone, record it with calltrace, check the
+# results. Writes its result lines to $OUT/results/PROG.COMBO.
+#
+#   job.sh PROG COMBO        e.g. job.sh longjmp clang-O2
+#
+# Environment (set by run.sh): ROOT, OUT, CT (path of calltrace, or empty
+# when it is not built: the record checks are then left out), PY (python3).
+set -u
+PY=${PY:-python3}
+prog=$1 combo=$2
+family=${combo%-*} opt=${combo#*-}
+P=$ROOT/tests/programs
+LIB=$ROOT/tests/lib
+BIN=$OUT/bin/$combo
+R=$OUT/run/$prog.$combo
+RES=$OUT/results/$prog.$combo
+T_BUILD=${T_BUILD:-300} T_RUN=${T_RUN:-120} T_READ=${T_READ:-60}
+mkdir -p "$BIN" "$OUT/results"
+rm -rf "$R"
+mkdir -p "$R"
+: >"$RES"
+
+src=$P/$prog.c lang=c
+[ -f "$src" ] || src=$P/$prog.cpp lang=c++
+if [ "$lang" = c ]; then
+	cc=$family std=-std=gnu11
+else
+	cc=${family/gcc/g++} cc=${cc/clang/clang++} std=-std=gnu++17
+fi
+
+pass() { echo "ok $prog/$combo/$1" >>"$RES"; }
+# fail CHECK REASON [DETAILS-FILE]
+fail() {
+	echo "FAIL $prog/$combo/$1: $2" >>"$RES"
+	if [ -n "${3:-}" ] && [ -s "$3" ]; then
+		head -n 40 "$3" | sed 's/^/    /' >>"$RES"
+		[ "$(wc -l <"$3")" -le 40 ] || echo "    ..." >>"$RES"
+	fi
+}
+# Where to look, on failures that involve calltrace.
+where() { echo "    trace: $R/trace.data  (replay: $R/replay.txt, report: $R/report.json)" >>"$RES"; }
+
+# Directives: "CT-NAME: value" anywhere in the program's source, one per line.
+directive() {
+	sed -n "s/^.*CT-$1:[[:space:]]*\(.*\)\$/\1/p" "$src" | sed 's/[[:space:]]*\*\/[[:space:]]*$//; s/[[:space:]]*$//'
+}
+
+# Explain a status: timeouts and signals.
+status_text() {
+	case $1 in
+	124) echo "timed out (hang guard: ${2}s)" ;;
+	13[0-9] | 14[0-9] | 15[0-9]) echo "status $1 (signal $(($1 - 128)))" ;;
+	*) echo "status $1" ;;
+	esac
+}
+
+# ---- build -----------------------------------------------------------------
+flags=(-g -finstrument-functions "-$opt" -Wall -pthread "-I$P" "$std")
+build_log=$R/build.log
+built=1
+link=()
+while read -r lib libsrc; do
+	[ -n "${lib:-}" ] || continue
+	if ! timeout "$T_BUILD" "$cc" "${flags[@]}" -fPIC -shared "$P/$libsrc" -o "$BIN/$lib" >>"$build_log" 2>&1; then
+		built=0
+	fi
+	name=${lib#lib}
+	link+=("-L$BIN" "-l${name%.so}" "-Wl,-rpath,\$ORIGIN")
+done < <(directive SHLIB)
+while read -r lib libsrc; do
+	[ -n "${lib:-}" ] || continue
+	timeout "$T_BUILD" "$cc" "${flags[@]}" -fPIC -shared "$P/$libsrc" -o "$BIN/$lib" >>"$build_log" 2>&1 || built=0
+done < <(directive DLOPEN)
+extra=()
+for s in $(directive SOURCES); do extra+=("$P/$s"); done
+# shellcheck disable=SC2207
+ldlibs=($(directive LDLIBS))
+if [ $built = 1 ] && timeout "$T_BUILD" "$cc" "${flags[@]}" "$src" "${extra[@]}" -o "$BIN/$prog" \
+	"${link[@]}" "${ldlibs[@]}" >>"$build_log" 2>&1; then
+	pass build
+else
+	fail build "$cc -$opt failed" "$build_log"
+	exit 0
+fi
+
+# ---- expectations ------------------------------------------------------------
+want=$(directive EXIT)
+want=${want:-0}
+# shellcheck disable=SC2206
+args=($(directive ARGS))
+static_truth=
+[ -f "$P/$prog.truth" ] && static_truth=$P/$prog.truth
+tree=
+[ -f "$P/$prog.tree" ] && tree=$P/$prog.tree
+ignore=()
+while read -r re; do [ -n "$re" ] && ignore+=(--ignore "$re"); done < <(directive IGNORE)
+
+# ---- the program alone -------------------------------------------------------
+(cd "$R" && CT_TRUTH=$R/truth.native timeout -k 5 "$T_RUN" "$BIN/$prog" "${args[@]}" \
+	>native.out 2>native.err) 2>/dev/null
+st=$?
+if [ $st != "$want" ]; then
+	fail native "the program alone exits with $(status_text $st "$T_RUN"), expected $want" "$R/native.err"
+elif [ -z "$static_truth" ] && [ ! -s "$R/truth.native" ]; then
+	fail native "the program alone wrote no truth file"
+else
+	pass native
+fi
+
+[ -n "$CT" ] || exit 0
+
+# ---- record ------------------------------------------------------------------
+(cd "$R" && CT_TRUTH=$R/truth.traced timeout -k 5 "$T_RUN" "$CT" record -o "$R/trace.data" -- \
+	"$BIN/$prog" "${args[@]}" >record.out 2>record.err) 2>/dev/null
+st=$?
+if [ $st != "$want" ]; then
+	fail record "calltrace record exits with $(status_text $st "$T_RUN"), expected $want" "$R/record.err"
+	echo "    command: cd $R && $CT record -o trace.data -- $BIN/$prog ${args[*]}" >>"$RES"
+else
+	pass record
+fi
+if [ ! -s "$R/trace.data" ]; then
+	fail trace "no trace written ($R/trace.data)"
+	exit 0
+fi
+
+if [ -z "$static_truth" ] && [ -z "$(directive VARIES)" ]; then
+	if ! [ -s "$R/truth.traced" ]; then
+		fail same-run "the traced program wrote no truth file"
+	elif ! cmp -s <(sort "$R/truth.native") <(sort "$R/truth.traced"); then
+		diff <(sort "$R/truth.native") <(sort "$R/truth.traced") >"$R/truth.diff"
+		fail same-run "the program counted different calls when traced (< alone, > traced)" "$R/truth.diff"
+	else
+		pass same-run
+	fi
+fi
+
+# ---- replay, report, info -----------------------------------------------------
+(cd "$R" && timeout -k 5 "$T_READ" "$CT" replay -i trace.data >replay.txt 2>replay.err)
+st=$?
+replay_ok=0
+if [ $st != 0 ]; then
+	fail replay "calltrace replay exits with $(status_text $st "$T_READ")" "$R/replay.err"
+	where
+else
+	replay_ok=1
+fi
+
+(cd "$R" && timeout -k 5 "$T_READ" "$CT" report -i trace.data --json >report.json 2>report.err)
+st=$?
+report_ok=0
+if [ $st != 0 ]; then
+	fail report "calltrace report --json exits with $(status_text $st "$T_READ")" "$R/report.err"
+	where
+elif ! "$PY" "$LIB/ctcheck.py" check-report "$R/report.json" >"$R/check.out" 2>&1; then
+	fail report "$(head -n1 "$R/check.out")"
+	where
+else
+	pass report
+	report_ok=1
+fi
+
+(cd "$R" && timeout -k 5 "$T_READ" "$CT" info -i trace.data >info.txt 2>info.err)
+st=$?
+if [ $st != 0 ]; then
+	fail info "calltrace info exits with $(status_text $st "$T_READ")" "$R/info.err"
+elif ! [ -s "$R/info.txt" ]; then
+	fail info "calltrace info printed nothing"
+else
+	pass info
+fi
+
+# check NAME ctcheck-args...: one test from one ctcheck.py check.
+check() {
+	local name=$1
+	shift
+	if "$PY" "$LIB/ctcheck.py" "$@" >"$R/check.out" 2>&1; then
+		pass "$name"
+	else
+		tail -n +2 "$R/check.out" >"$R/check.details"
+		fail "$name" "$(head -n1 "$R/check.out")" "$R/check.details"
+		where
+	fi
+}
+
+if [ $report_ok = 1 ]; then
+	truth=${static_truth:-$R/truth.traced}
+	if [ -s "$truth" ]; then
+		check counts check-counts "$R/report.json" "$truth" "${ignore[@]}"
+	else
+		fail counts "no truth file to compare with"
+	fi
+fi
+
+if [ $replay_ok = 1 ]; then
+	opts=()
+	if [ -n "$tree" ]; then
+		opts+=(--tree "$tree")
+		if [ "$(directive UNWOUND)" = clang ] && [ "$family" != clang ]; then
+			opts+=(--strip-unwound)
+		fi
+	else
+		opts+=(--marks)
+	fi
+	n=$(directive THREADS)
+	[ -z "$n" ] || opts+=(--threads "$n")
+	while read -r fn depth; do
+		[ -n "${fn:-}" ] && opts+=(--maxdepth "$fn" "$depth")
+	done < <(directive MAXDEPTH)
+	"$PY" "$LIB/ctcheck.py" replay-checks "$prog/$combo" "$R/replay.txt" "${opts[@]}" >"$R/checks.out" 2>&1
+	if grep -q '^FAIL ' "$R/checks.out"; then
+		cat "$R/checks.out" >>"$RES"
+		where
+	elif grep -q '^ok ' "$R/checks.out"; then
+		cat "$R/checks.out" >>"$RES"
+	else
+		fail replay "tests/lib/ctcheck.py failed" "$R/checks.out"
+	fi
+	# A replay 20000 calls deep is 800 MB: keep its beginning only.
+	if [ "$(stat -c %s "$R/replay.txt")" -gt 50000000 ]; then
+		head -c 1000000 "$R/replay.txt" >"$R/replay.head" && rm -f "$R/replay.txt"
+	fi
+fi
+exit 0

@@ -1,0 +1,308 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# calltrace's test suite (`make check` runs it after building).
+#
+#   tests/run.sh [REGEX]     REGEX selects test programs by name (default: all)
+#
+# Environment:
+#   BUILD=build              build directory, relative to the repository root
+#                            (or absolute); calltrace is $BUILD/calltrace
+#   CALLTRACE=path           the calltrace binary to test (default $BUILD/calltrace)
+#   TEST_OUT=dir             where the tests build and run (default $BUILD/tests)
+#   COMBOS="gcc-O0 ..."      compiler/optimisation combinations
+#                            (default: gcc-O0 gcc-O2 clang-O0 clang-O2)
+#   JOBS=2                   programs built and checked in parallel
+#
+# Prints one line per test, `ok NAME` or `FAIL NAME: REASON` with details
+# indented below, and last `N passed, N failed`. Exit status 0 iff no test
+# failed. Everything a test made stays in $TEST_OUT (run/PROG.COMBO/ holds the
+# trace, replay and report of each program) for a look after a failure.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in
+/*) B=$BUILD ;;
+*) B=$ROOT/$BUILD ;;
+esac
+OUT=${TEST_OUT:-$B/tests}
+CT=${CALLTRACE:-$B/calltrace}
+JOBS=${JOBS:-2}
+COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2}
+FILTER=${1:-}
+LIB=$ROOT/tests/lib
+T_READ=${T_READ:-60}
+# The interpreter itself, not a wrapper script (pyenv's shims cost 0.3 s a run).
+PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+PY=${PY:-python3}
+export ROOT OUT PY
+
+passed=0 failed=0
+ok() {
+	echo "ok $1"
+	passed=$((passed + 1))
+}
+# bad NAME REASON [DETAILS-FILE]
+bad() {
+	echo "FAIL $1: $2"
+	if [ -n "${3:-}" ] && [ -s "$3" ]; then
+		head -n 20 "$3" | sed 's/^/    /'
+	fi
+	failed=$((failed + 1))
+}
+finish() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" = 0 ]
+	exit
+}
+
+mkdir -p "$OUT"
+rm -rf "$OUT/results" "$OUT/bad"
+
+if [ -x "$CT" ]; then
+	ok calltrace-built
+	export CT
+else
+	bad calltrace-built "$CT is missing: run make (only the test programs are checked)"
+	CT=
+	export CT
+fi
+
+# ---- test programs -------------------------------------------------------------
+progs=()
+for f in "$ROOT"/tests/programs/*.c "$ROOT"/tests/programs/*.cpp; do
+	[ -f "$f" ] || continue
+	p=$(basename "${f%.*}")
+	if [ -n "$FILTER" ] && ! [[ $p =~ $FILTER ]]; then
+		continue
+	fi
+	progs+=("$p")
+done
+# The slowest jobs first (an 800 MB replay 20000 calls deep), for packing.
+for p in "${progs[@]}"; do
+	for c in $COMBOS; do
+		echo "$p $c"
+	done
+done | awk '$1 == "recursion" { print; next } { rest[n++] = $0 }
+	END { for (i = 0; i < n; i++) print rest[i] }' | xargs -P "$JOBS" -n 2 "$LIB/job.sh"
+
+for p in "${progs[@]}"; do
+	for c in $COMBOS; do
+		r=$OUT/results/$p.$c
+		if [ ! -f "$r" ]; then
+			bad "$p/$c" "the test job left no result"
+			continue
+		fi
+		cat "$r"
+		n=$(grep -c '^ok ' "$r")
+		m=$(grep -c '^FAIL ' "$r")
+		passed=$((passed + n))
+		failed=$((failed + m))
+	done
+done
+
+# ---- bad input, errors, help ------------------------------------------------------
+# Each error must be exactly one line on stderr, starting "calltrace: ".
+one_line() {
+	[ "$(wc -l <"$1")" = 1 ] && head -n1 "$1" | grep -q '^calltrace: '
+}
+# expect_error NAME STATUS CMD...: CMD must exit STATUS ("nonzero": any but 0)
+# with exactly one line on stderr starting "calltrace: ".
+expect_error() {
+	local name=$1 want=$2 st
+	shift 2
+	timeout -k 5 "$T_READ" "$@" >"$D/out" 2>"$D/err" </dev/null
+	st=$?
+	if [ "$want" = nonzero ] && [ $st = 0 ]; then
+		bad "$name" "exit status 0, expected an error" "$D/err"
+	elif [ "$want" != nonzero ] && [ $st != "$want" ]; then
+		bad "$name" "exit status $st, expected $want" "$D/err"
+	elif ! one_line "$D/err"; then
+		bad "$name" "stderr is not exactly one line starting \"calltrace: \"" "$D/err"
+	else
+		ok "$name"
+	fi
+}
+# expect_help NAME CMD...: exit 0, something on stdout.
+expect_help() {
+	local name=$1 st
+	shift
+	timeout -k 5 "$T_READ" "$@" >"$D/out" 2>"$D/err" </dev/null
+	st=$?
+	if [ $st != 0 ]; then
+		bad "$name" "exit status $st, expected 0" "$D/err"
+	elif ! [ -s "$D/out" ]; then
+		bad "$name" "printed nothing on stdout"
+	else
+		ok "$name"
+	fi
+}
+# expect_torn NAME CMD...: exit 0, a warning on stderr, output on stdout.
+expect_torn() {
+	local name=$1 st
+	shift
+	timeout -k 5 "$T_READ" "$@" >"$D/out" 2>"$D/err" </dev/null
+	st=$?
+	if [ $st != 0 ]; then
+		bad "$name" "exit status $st, expected 0 (a torn last block is readable)" "$D/err"
+	elif ! [ -s "$D/err" ] || ! head -n1 "$D/err" | grep -q '^calltrace: '; then
+		bad "$name" "no warning on stderr starting \"calltrace: \"" "$D/err"
+	elif ! [ -s "$D/out" ]; then
+		bad "$name" "printed nothing on stdout"
+	else
+		ok "$name"
+		return 0
+	fi
+	return 1
+}
+
+if [ -n "$CT" ] && [ -z "$FILTER" ]; then
+	D=$OUT/bad
+	mkdir -p "$D/empty-cwd"
+	cd "$D" || exit 2
+	# A good trace to damage: the callbacks program, 9000 calls in 5 blocks.
+	good=$D/good.data
+	src_prog=
+	for c in $COMBOS; do
+		[ -x "$OUT/bin/$c/callbacks" ] && src_prog=$OUT/bin/$c/callbacks && break
+	done
+	if [ -n "$src_prog" ] && timeout -k 5 120 "$CT" record -o "$good" -- "$src_prog" >/dev/null 2>"$D/record.err" &&
+		[ -s "$good" ]; then
+		ok bad/good-trace
+	else
+		bad bad/good-trace "could not record $src_prog for the bad-input tests" "$D/record.err"
+		good=
+	fi
+
+	: >"$D/empty.data"
+	for i in $(seq 1 200); do echo "this is not a calltrace trace, line $i"; done >"$D/text.data"
+	head -c 100000 /dev/urandom >"$D/random.data"
+	if [ -n "$good" ]; then
+		"$PY" "$LIB/tracefile.py" tear "$good" "$D/torn-last-block.data" 2>"$D/tear.err"
+		"$PY" "$LIB/tracefile.py" tear-mid "$good" "$D/torn-mid-file.data" 2>>"$D/tear.err"
+		"$PY" "$LIB/tracefile.py" flip "$good" "$D/corrupt.data" 2>>"$D/tear.err"
+		if [ -s "$D/tear.err" ]; then
+			bad bad/trace-layout "tests/lib/tracefile.py does not know this trace layout (tests cut/flip blindly)" "$D/tear.err"
+		fi
+		"$CT" replay -i "$good" >"$D/good.replay" 2>/dev/null
+	fi
+
+	for cmd in replay report info; do
+		expect_error "bad/$cmd/missing-file" 2 "$CT" $cmd -i "$D/no-such-file.data"
+		expect_error "bad/$cmd/empty-file" 2 "$CT" $cmd -i "$D/empty.data"
+		expect_error "bad/$cmd/text-file" 2 "$CT" $cmd -i "$D/text.data"
+		expect_error "bad/$cmd/random-bytes" 2 "$CT" $cmd -i "$D/random.data"
+		expect_error "bad/$cmd/unknown-option" 2 "$CT" $cmd --no-such-option
+		(cd "$D/empty-cwd" && expect_error "bad/$cmd/no-trace-in-cwd" 2 "$CT" $cmd) >"$D/sub.out"
+		cat "$D/sub.out"
+		if grep -q '^ok ' "$D/sub.out"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+		expect_help "bad/$cmd/help" "$CT" $cmd --help
+		[ -n "$good" ] || continue
+		expect_error "bad/$cmd/flipped-byte" 2 "$CT" $cmd -i "$D/corrupt.data"
+		extra=()
+		[ $cmd = report ] && extra=(--json)
+		for torn in torn-last-block torn-mid-file; do
+			expect_torn "bad/$cmd/$torn" "$CT" $cmd -i "$D/$torn.data" "${extra[@]}" || continue
+			if [ $cmd = replay ]; then
+				# Every call before the tear is shown: the normalised tree (marks
+				# aside: frames open at the tear may show as unfinished) is a
+				# beginning of the whole trace's.
+				cp "$D/out" "$D/$torn.replay"
+				"$PY" "$LIB/ctcheck.py" tree "$D/good.replay" 2>&1 | sed 's/ \[[a-z ]*\]$//' >"$D/good.tree"
+				"$PY" "$LIB/ctcheck.py" tree "$D/$torn.replay" 2>&1 | sed 's/ \[[a-z ]*\]$//' >"$D/$torn.tree"
+				n=$(wc -l <"$D/$torn.tree")
+				if [ "$n" -gt 0 ] && head -n "$n" "$D/good.tree" | cmp -s - "$D/$torn.tree"; then
+					ok "bad/replay/$torn-shows-calls-before-tear"
+				else
+					diff "$D/good.tree" "$D/$torn.tree" | head -n 20 >"$D/torn.diff"
+					bad "bad/replay/$torn-shows-calls-before-tear" \
+						"the calls shown for the torn trace are not those of the whole trace up to the tear ($n lines)" \
+						"$D/torn.diff"
+				fi
+			elif [ $cmd = report ]; then
+				if "$PY" "$LIB/ctcheck.py" check-report "$D/out" >"$D/check.out" 2>&1; then
+					ok "bad/report/$torn-json"
+				else
+					bad "bad/report/$torn-json" "$(head -n1 "$D/check.out")"
+				fi
+			fi
+		done
+	done
+
+	expect_help bad/help "$CT" --help
+	expect_help bad/record/help "$CT" record --help
+	expect_error bad/unknown-command 2 "$CT" no-such-command
+	expect_error bad/record/unknown-option 2 "$CT" record --no-such-option -o "$D/x.data" -- /bin/true
+	expect_error bad/record/no-program 2 "$CT" record -o "$D/x.data"
+	expect_error bad/record/program-not-found 127 "$CT" record -o "$D/x.data" -- "$D/no-such-program"
+	expect_error bad/record/program-not-in-path 127 "$CT" record -o "$D/x.data" -- no-such-program-in-path-ct
+	printf '#!/bin/sh\nexit 0\n' >"$D/not-executable"
+	chmod 644 "$D/not-executable"
+	expect_error bad/record/program-not-executable 126 "$CT" record -o "$D/x.data" -- "$D/not-executable"
+
+	# The program's exit status comes through, instrumented or not.
+	for spec in "7:exit 7" "143:kill -TERM \$\$"; do
+		want=${spec%%:*}
+		timeout -k 5 "$T_READ" "$CT" record -o "$D/sh.data" -- /bin/sh -c "${spec#*:}" >"$D/out" 2>"$D/err" </dev/null
+		st=$?
+		if [ $st = "$want" ]; then
+			ok "bad/record/uninstrumented-status-$want"
+		else
+			bad "bad/record/uninstrumented-status-$want" "record of sh -c '${spec#*:}' exits $st, expected $want" "$D/err"
+		fi
+	done
+
+	# An unwritable output: reported before the program starts.
+	rm -f "$D/marker"
+	expect_error bad/record/unwritable-output nonzero "$CT" record -o /nonexistent-dir/x.data -- touch "$D/marker"
+	if [ -e "$D/marker" ]; then
+		bad bad/record/unwritable-output-program-not-run "the program ran although the output could not be written"
+	else
+		ok bad/record/unwritable-output-program-not-run
+	fi
+	rm -f "$D/marker"
+	mkdir -p "$D/a-directory"
+	expect_error bad/record/output-is-a-directory nonzero "$CT" record -o "$D/a-directory" -- touch "$D/marker"
+	if [ -e "$D/marker" ]; then
+		bad bad/record/output-is-a-directory-program-not-run "the program ran although the output could not be written"
+	else
+		ok bad/record/output-is-a-directory-program-not-run
+	fi
+
+	# Without -o and -i, record and the readers agree on a file in the cwd.
+	if [ -n "$src_prog" ]; then
+		rm -rf "$D/default" && mkdir -p "$D/default"
+		(cd "$D/default" && timeout -k 5 120 "$CT" record -- "$src_prog" >/dev/null 2>"$D/err")
+		st=$?
+		files=$(cd "$D/default" && ls -A)
+		if [ $st != 0 ] || [ "$(echo "$files" | grep -c .)" != 1 ]; then
+			bad bad/record/default-output "record without -o: status $st, files made in the cwd: ${files:-none}" "$D/err"
+		elif ! (cd "$D/default" && timeout -k 5 "$T_READ" "$CT" replay >"$D/out" 2>"$D/err"); then
+			bad bad/record/default-output "replay without -i does not read the trace record made in the cwd ($files)" "$D/err"
+		elif ! (cd "$D/default" && "$CT" replay -i "$files" 2>/dev/null | cmp -s - "$D/out"); then
+			bad bad/record/default-output "replay without -i differs from replay -i $files"
+		else
+			ok bad/record/default-output
+		fi
+	fi
+	cd "$ROOT" || exit 2
+fi
+
+# ---- unit tests (tests/unit/, the tool's own) ----------------------------------------
+if [ -f "$ROOT/tests/unit/run.sh" ] && [ -z "$FILTER" ]; then
+	U=$OUT/unit.out
+	(cd "$ROOT" && BUILD=$BUILD bash tests/unit/run.sh) >"$U" 2>&1
+	st=$?
+	n=$(grep -c '^ok ' "$U")
+	m=$(grep -c '^FAIL ' "$U")
+	sed -n '/^ok \|^FAIL /p; /^ok \|^FAIL /!s/^/    /p' "$U" |
+		grep -v '^    [0-9]* passed, [0-9]* failed$'
+	passed=$((passed + n))
+	failed=$((failed + m))
+	if [ $st != 0 ] && [ "$m" = 0 ]; then
+		bad unit/run.sh "tests/unit/run.sh exited with status $st"
+	elif [ $((n + m)) = 0 ]; then
+		bad unit/run.sh "tests/unit/run.sh printed no ok/FAIL line"
+	fi
+fi
+
+finish
