@@ -41,8 +41,8 @@ struct ct_builder_ops {
 	/* f is on the stack at depth (0 = outermost) */
 	void (*enter)(void *ctx, struct ct_frame *f, uint32_t depth);
 	/* f leaves the stack; ticks is its duration (0 for NO_ENTRY) */
-	void (*exit)(void *ctx, struct ct_frame *f, uint32_t depth, uint64_t exit_clock, uint64_t ticks,
-		     enum ct_close how);
+	void (*exit)(void *ctx, struct ct_frame *f, uint32_t depth, uint64_t exit_clock,
+		     uint64_t ticks, enum ct_close how);
 	/* an extended record (lost events, thread end ...) at the current depth */
 	void (*ext)(void *ctx, const struct ct_event *ev, uint32_t depth);
 };
@@ -52,8 +52,8 @@ struct ct_builder {
 	uint32_t depth, cap;
 	uint64_t last_clock;
 	uint64_t unwound, no_entry; /* counts, for info */
-	int jumped; /* a jump to an unknown frame: the next call settles where */
-	int unwinding; /* an exception is in flight since throw_clock */
+	int jumped;		    /* a jump to an unknown frame: the next call settles where */
+	int unwinding;		    /* an exception is in flight since throw_clock */
 	uint64_t throw_clock;
 	uint64_t landing_sp, landing_fn; /* where the last landing pad ran */
 	const struct ct_builder_ops *ops;

@@ -27,15 +27,19 @@ struct ct_read_opts {
 	enum ct_color_mode color;
 };
 
-#define CT_READ_LONGOPTS                                                                        \
-	{ "input", required_argument, NULL, 'i' }, { "no-demangle", no_argument, NULL, 1000 },    \
-		{ "color", required_argument, NULL, 1001 }, { "colour", required_argument, NULL, 1001 }, \
-		{ "help", no_argument, NULL, 'h' }
+/* clang-format off */
+#define CT_READ_LONGOPTS                                                                           \
+	{ "input", required_argument, NULL, 'i' },                                                 \
+	{ "no-demangle", no_argument, NULL, 1000 },                                                \
+	{ "color", required_argument, NULL, 1001 },                                                \
+	{ "colour", required_argument, NULL, 1001 },                                               \
+	{ "help", no_argument, NULL, 'h' }
+/* clang-format on */
 
-#define CT_READ_HELP                                                                        \
-	"  -i, --input=PATH     the trace to read (default: calltrace.data)\n"                 \
-	"      --no-demangle    show C++ names as they are in the binary\n"                      \
-	"      --color=WHEN     auto (on a terminal, unless NO_COLOR is set), always, never\n"    \
+#define CT_READ_HELP                                                                               \
+	"  -i, --input=PATH     the trace to read (default: calltrace.data)\n"                     \
+	"      --no-demangle    show C++ names as they are in the binary\n"                        \
+	"      --color=WHEN     auto (on a terminal, unless NO_COLOR is set), always, never\n"     \
 	"  -h, --help           this help\n"
 
 void ct_read_opts_init(struct ct_read_opts *o);

@@ -13,7 +13,8 @@ static const char ct_replay_help[] =
 	"line with its duration, a call with children as 'f() {' ... '} /* f */' with the\n"
 	"duration at the close. Calls abandoned by longjmp or an exception are marked\n"
 	"'unwound', calls that never returned 'unfinished'.\n\n"
-	"  -t, --timestamps     show when each line happened (seconds since the start)\n" CT_READ_HELP;
+	"  -t, --timestamps     show when each line happened (seconds since the "
+	"start)\n" CT_READ_HELP;
 
 static const char ct_report_help[] =
 	"usage: calltrace report [options]\n\n"
@@ -103,7 +104,8 @@ int ct_cmd_replay(int argc, char **argv)
 						  CT_READ_LONGOPTS,
 						  { 0 } };
 	struct ct_replay_opts o = { 0 };
-	const struct ct_read_cmd cmd = { "replay", ct_replay_help, "ti:h", longopts, ct_replay_opt, &o };
+	const struct ct_read_cmd cmd = { "replay", ct_replay_help, "ti:h",
+					 longopts, ct_replay_opt,  &o };
 	struct ct_read_opts ro;
 	int status;
 
@@ -140,7 +142,8 @@ int ct_cmd_report(int argc, char **argv)
 						  CT_READ_LONGOPTS,
 						  { 0 } };
 	struct ct_report_opts o = { 0 };
-	const struct ct_read_cmd cmd = { "report", ct_report_help, "s:i:h", longopts, ct_report_opt, &o };
+	const struct ct_read_cmd cmd = { "report", ct_report_help, "s:i:h",
+					 longopts, ct_report_opt,  &o };
 	struct ct_read_opts ro;
 	int status;
 

@@ -54,7 +54,8 @@ int ct_cmd_record(int argc, char **argv)
 			o.output = optarg;
 			break;
 		case 'b':
-			if (ct_size_opt("--buffer-size", optarg, 256 << 10, 64ull << 30, &o.buffer_size))
+			if (ct_size_opt("--buffer-size", optarg, 256 << 10, 64ull << 30,
+					&o.buffer_size))
 				return CT_EXIT_USAGE;
 			break;
 		case 1100:
@@ -73,11 +74,13 @@ int ct_cmd_record(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		ct_error("record: no program to run (usage: calltrace record [options] PROG [ARGS...])");
+		ct_error("record: no program to run (usage: calltrace record [options] PROG "
+			 "[ARGS...])");
 		return CT_EXIT_USAGE;
 	}
 	if (o.buffer_size / o.chunk_size < 4) {
-		ct_error("record: the buffer must hold at least 4 chunks of %u bytes", o.chunk_size);
+		ct_error("record: the buffer must hold at least 4 chunks of %u bytes",
+			 o.chunk_size);
 		return CT_EXIT_USAGE;
 	}
 	o.argv = argv + optind;

@@ -19,7 +19,8 @@ int ct_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 		return c;
 	const char *arg = argv[optind - 1];
 	if (c == ':')
-		ct_error("%s: option '%s' needs a value (see 'calltrace %s --help')", cmd, arg, cmd);
+		ct_error("%s: option '%s' needs a value (see 'calltrace %s --help')", cmd, arg,
+			 cmd);
 	else if (optopt)
 		ct_error("%s: unknown option '-%c' (see 'calltrace %s --help')", cmd, optopt, cmd);
 	else
@@ -69,7 +70,8 @@ struct ct_trace *ct_cli_open(const struct ct_read_opts *o)
 		exit(CT_EXIT_USAGE);
 	}
 	if (t->torn_bytes)
-		ct_warn("%s: the last %llu bytes are an incomplete block (the recorder was stopped); "
+		ct_warn("%s: the last %llu bytes are an incomplete block (the recorder was "
+			"stopped); "
 			"reading what comes before",
 			o->input, (unsigned long long)t->torn_bytes);
 	else if (!t->has_end)

@@ -13,9 +13,11 @@ static const struct {
 } ct_commands[] = {
 	{ "record", ct_cmd_record, "run a program and record its function calls" },
 	{ "replay", ct_cmd_replay, "show the recorded calls as a tree, per thread" },
-	{ "report", ct_cmd_report, "per-function statistics: calls, total, self, average, min, max" },
+	{ "report", ct_cmd_report,
+	  "per-function statistics: calls, total, self, average, min, max" },
 	{ "info", ct_cmd_info, "what a trace holds: command, processes, threads, events, modules" },
-	{ "dump", ct_cmd_dump, "every record as stored: time, thread, kind, stack pointer, function" },
+	{ "dump", ct_cmd_dump,
+	  "every record as stored: time, thread, kind, stack pointer, function" },
 };
 
 static void ct_usage(FILE *out)

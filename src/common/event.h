@@ -29,18 +29,18 @@
 #define CT_EV_EXIT  2u
 #define CT_EV_EXT   3u
 
-#define CT_EV_ADDR_BITS 47
-#define CT_EV_ADDR_MASK ((UINT64_C(1) << CT_EV_ADDR_BITS) - 1)
+#define CT_EV_ADDR_BITS	 47
+#define CT_EV_ADDR_MASK	 ((UINT64_C(1) << CT_EV_ADDR_BITS) - 1)
 #define CT_EV_CLOCK_BITS 48
 #define CT_EV_CLOCK_MASK ((UINT64_C(1) << CT_EV_CLOCK_BITS) - 1)
-#define CT_EV_SP_BITS 31
-#define CT_EV_SP_MASK ((UINT64_C(1) << CT_EV_SP_BITS) - 1)
+#define CT_EV_SP_BITS	 31
+#define CT_EV_SP_MASK	 ((UINT64_C(1) << CT_EV_SP_BITS) - 1)
 
 /* Extended record types (word1 bits 0..15), payload length in words at 16..31. */
 enum ct_ext_type {
-	CT_EXT_PROCESS = 1, /* struct ct_ext_process + exe path + NUL + argv (NUL-separated) */
-	CT_EXT_MODULE = 2,  /* struct ct_ext_module + path */
-	CT_EXT_LOST = 3,    /* u64 number of events dropped just before this point */
+	CT_EXT_PROCESS = 1,    /* struct ct_ext_process + exe path + NUL + argv (NUL-separated) */
+	CT_EXT_MODULE = 2,     /* struct ct_ext_module + path */
+	CT_EXT_LOST = 3,       /* u64 number of events dropped just before this point */
 	CT_EXT_THREAD_END = 4, /* the thread ran its last destructor */
 	/*
 	 * Marks: extended records with no payload whose stack pointer is packed
@@ -121,9 +121,9 @@ struct ct_ext_process {
 };
 
 struct ct_ext_module {
-	uint64_t base;	     /* load bias: runtime address - ELF address */
-	uint64_t lo, hi;     /* runtime range of the executable segments */
-	uint32_t path_len;   /* bytes of path, NUL included */
+	uint64_t base;	   /* load bias: runtime address - ELF address */
+	uint64_t lo, hi;   /* runtime range of the executable segments */
+	uint32_t path_len; /* bytes of path, NUL included */
 	uint8_t build_id_len;
 	uint8_t reserved[3];
 	uint8_t build_id[32];

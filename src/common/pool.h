@@ -52,9 +52,9 @@ struct ct_chunk_desc {
 	int32_t pid;
 	int32_t tid;
 	uint32_t flags;
-	uint64_t thread_seq;  /* 0, 1, 2 ... for the chunks of one thread */
-	uint64_t base_clock;  /* full clock when the chunk was taken */
-	uint32_t used;	      /* bytes written, set before publishing */
+	uint64_t thread_seq; /* 0, 1, 2 ... for the chunks of one thread */
+	uint64_t base_clock; /* full clock when the chunk was taken */
+	uint32_t used;	     /* bytes written, set before publishing */
 	uint32_t reserved;
 };
 
@@ -105,8 +105,8 @@ static inline int64_t ct_pool_pop_free(struct ct_pool_ctl *ctl)
 		uint32_t top = (uint32_t)head;
 		if (!top)
 			return -1;
-		uint32_t next = atomic_load_explicit(&ctl->desc[top - 1].next,
-						     memory_order_relaxed);
+		uint32_t next =
+			atomic_load_explicit(&ctl->desc[top - 1].next, memory_order_relaxed);
 		uint64_t tagged = ((head >> 32) + 1) << 32 | next;
 		if (atomic_compare_exchange_weak_explicit(&ctl->free_head, &head, tagged,
 							  memory_order_acq_rel,
@@ -120,8 +120,7 @@ static inline void ct_pool_push_free(struct ct_pool_ctl *ctl, uint32_t idx)
 	uint64_t head = atomic_load_explicit(&ctl->free_head, memory_order_acquire);
 	atomic_store_explicit(&ctl->desc[idx].state, CT_CHUNK_FREE, memory_order_relaxed);
 	for (;;) {
-		atomic_store_explicit(&ctl->desc[idx].next, (uint32_t)head,
-				      memory_order_relaxed);
+		atomic_store_explicit(&ctl->desc[idx].next, (uint32_t)head, memory_order_relaxed);
 		uint64_t tagged = ((head >> 32) + 1) << 32 | (idx + 1);
 		if (atomic_compare_exchange_weak_explicit(&ctl->free_head, &head, tagged,
 							  memory_order_acq_rel,

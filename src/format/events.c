@@ -55,7 +55,8 @@ void ct_encoder_begin(struct ct_encoder *e, uint32_t instance, int32_t pid, int3
 	e->last_sp = 0;
 }
 
-void ct_encoder_ext(struct ct_encoder *e, uint64_t clock, uint32_t type, const void *p, uint32_t len)
+void ct_encoder_ext(struct ct_encoder *e, uint64_t clock, uint32_t type, const void *p,
+		    uint32_t len)
 {
 	struct ct_buf *c = e->col;
 	uint8_t tmp[10];
@@ -64,12 +65,12 @@ void ct_encoder_ext(struct ct_encoder *e, uint64_t clock, uint32_t type, const v
 		e->hdr.first_clock = e->last_clock = clock;
 	ct_buf_reserve(&c[CT_COL_CLOCK], 10);
 	c[CT_COL_CLOCK].len = (size_t)(ct_put_varint(c[CT_COL_CLOCK].data + c[CT_COL_CLOCK].len,
-						   ct_zigzag((int64_t)(clock - e->last_clock))) -
-				     c[CT_COL_CLOCK].data);
+						     ct_zigzag((int64_t)(clock - e->last_clock))) -
+				       c[CT_COL_CLOCK].data);
 	ct_buf_reserve(&c[CT_COL_CODE], 10);
 	c[CT_COL_CODE].len = (size_t)(ct_put_varint(c[CT_COL_CODE].data + c[CT_COL_CODE].len,
-						  (uint64_t)type << 2 | CT_CODE_EXT) -
-				    c[CT_COL_CODE].data);
+						    (uint64_t)type << 2 | CT_CODE_EXT) -
+				      c[CT_COL_CODE].data);
 	ct_buf_append(&c[CT_COL_EXT], tmp, (size_t)(ct_put_varint(tmp, len) - tmp));
 	ct_buf_append(&c[CT_COL_EXT], p, len);
 	e->last_clock = clock;
@@ -161,13 +162,16 @@ int ct_decoder_next(struct ct_decoder *d, struct ct_event *ev)
 	if (!d->left)
 		return 0;
 	d->left--;
-	if (!(d->col[CT_COL_CLOCK] = ct_get_varint(d->col[CT_COL_CLOCK], d->col_end[CT_COL_CLOCK], &delta)) ||
-	    !(d->col[CT_COL_CODE] = ct_get_varint(d->col[CT_COL_CODE], d->col_end[CT_COL_CODE], &code)))
+	if (!(d->col[CT_COL_CLOCK] =
+		      ct_get_varint(d->col[CT_COL_CLOCK], d->col_end[CT_COL_CLOCK], &delta)) ||
+	    !(d->col[CT_COL_CODE] =
+		      ct_get_varint(d->col[CT_COL_CODE], d->col_end[CT_COL_CODE], &code)))
 		return -1;
 	d->clock += (uint64_t)ct_unzigzag(delta);
 	ev->clock = d->clock;
 	if ((code & 3) == CT_CODE_EXT) {
-		if (!(d->col[CT_COL_EXT] = ct_get_varint(d->col[CT_COL_EXT], d->col_end[CT_COL_EXT], &v)) ||
+		if (!(d->col[CT_COL_EXT] =
+			      ct_get_varint(d->col[CT_COL_EXT], d->col_end[CT_COL_EXT], &v)) ||
 		    v > (uint64_t)(d->col_end[CT_COL_EXT] - d->col[CT_COL_EXT]))
 			return -1;
 		ev->kind = CT_EV_EXT;

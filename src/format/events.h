@@ -20,9 +20,9 @@ struct ZSTD_DCtx_s;
 /* One decoded record. */
 struct ct_event {
 	uint64_t clock;
-	uint64_t addr;	  /* function entry address (calls and returns) */
-	uint64_t sp;	  /* caller's stack pointer, in 16-byte units, 31 bits */
-	uint8_t kind;	  /* CT_EV_ENTER, CT_EV_EXIT or CT_EV_EXT */
+	uint64_t addr; /* function entry address (calls and returns) */
+	uint64_t sp;   /* caller's stack pointer, in 16-byte units, 31 bits */
+	uint8_t kind;  /* CT_EV_ENTER, CT_EV_EXIT or CT_EV_EXT */
 	uint16_t ext_type;
 	uint32_t ext_len;
 	const uint8_t *ext; /* payload of an extended record, valid until the next call */
@@ -47,7 +47,8 @@ void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level);
 void ct_encoder_free(struct ct_encoder *e);
 void ct_encoder_begin(struct ct_encoder *e, uint32_t instance, int32_t pid, int32_t tid,
 		      uint64_t thread_seq, uint32_t flags, uint32_t max_records);
-void ct_encoder_ext(struct ct_encoder *e, uint64_t clock, uint32_t type, const void *p, uint32_t len);
+void ct_encoder_ext(struct ct_encoder *e, uint64_t clock, uint32_t type, const void *p,
+		    uint32_t len);
 /* Finish the block: e->out holds its payload. */
 void ct_encoder_finish(struct ct_encoder *e);
 
@@ -77,14 +78,14 @@ static inline void ct_encoder_event(struct ct_encoder *e, uint64_t clock, unsign
 	if (!e->hdr.nrecords++)
 		e->hdr.first_clock = e->last_clock = clock;
 	c[CT_COL_CLOCK].len = (size_t)(ct_put_varint(c[CT_COL_CLOCK].data + c[CT_COL_CLOCK].len,
-						   ct_zigzag((int64_t)(clock - e->last_clock))) -
-				     c[CT_COL_CLOCK].data);
+						     ct_zigzag((int64_t)(clock - e->last_clock))) -
+				       c[CT_COL_CLOCK].data);
 	c[CT_COL_CODE].len = (size_t)(ct_put_varint(c[CT_COL_CODE].data + c[CT_COL_CODE].len,
-						  (uint64_t)f << 2 | (kind == CT_EV_EXIT)) -
-				    c[CT_COL_CODE].data);
+						    (uint64_t)f << 2 | (kind == CT_EV_EXIT)) -
+				      c[CT_COL_CODE].data);
 	c[CT_COL_SP].len = (size_t)(ct_put_varint(c[CT_COL_SP].data + c[CT_COL_SP].len,
-						ct_zigzag((int64_t)(sp - e->last_sp))) -
-				  c[CT_COL_SP].data);
+						  ct_zigzag((int64_t)(sp - e->last_sp))) -
+				    c[CT_COL_SP].data);
 	e->last_clock = clock;
 	e->last_sp = sp;
 }

@@ -86,8 +86,8 @@ struct ct_events_hdr {
 	uint64_t last_clock;
 	uint32_t nrecords; /* calls, returns and in-stream extended records */
 	uint32_t nfuncs;
-	uint32_t codec;	   /* 0 = raw body, 1 = zstd */
-	uint32_t raw_len;  /* body bytes before compression */
+	uint32_t codec;	  /* 0 = raw body, 1 = zstd */
+	uint32_t raw_len; /* body bytes before compression */
 	uint32_t col_len[4];
 };
 
@@ -109,10 +109,10 @@ struct ct_symtab_hdr {
 };
 
 struct ct_end_rec {
-	uint64_t events;    /* calls and returns written */
-	uint64_t lost;	    /* dropped in lossy mode or never delivered */
-	uint64_t salvaged;  /* events read from chunks of dead threads */
-	uint64_t waits;	    /* times a thread waited for a free chunk */
+	uint64_t events;     /* calls and returns written */
+	uint64_t lost;	     /* dropped in lossy mode or never delivered */
+	uint64_t salvaged;   /* events read from chunks of dead threads */
+	uint64_t waits;	     /* times a thread waited for a free chunk */
 	int32_t exit_status; /* wait status of the traced program */
 	uint32_t flags;
 	uint64_t program_cpu_ns;  /* user + system time of the traced processes */

@@ -188,8 +188,7 @@ static int ct_read_blocks(struct ct_trace *t, char *err, size_t errlen)
 
 	while (off < t->size) {
 		struct ct_block_header h;
-		if (t->size - off < sizeof(h) ||
-		    ct_pread_all(t->fd, &h, sizeof(h), off) < 0 ||
+		if (t->size - off < sizeof(h) || ct_pread_all(t->fd, &h, sizeof(h), off) < 0 ||
 		    (h.magic == CT_BLOCK_MAGIC && t->size - off - sizeof(h) < h.length)) {
 			t->torn_bytes = t->size - off; /* the recorder stopped mid-block */
 			break;
@@ -205,8 +204,8 @@ static int ct_read_blocks(struct ct_trace *t, char *err, size_t errlen)
 		if (ct_pread_all(t->fd, payload.data, h.length, off + sizeof(h)) < 0 ||
 		    ct_crc32c(ct_crc32c(0, &h, 12), payload.data, h.length) != h.crc ||
 		    ct_add_block(t, &h, payload.data, off + sizeof(h), &index) < 0) {
-			snprintf(err, errlen, "%s: corrupt trace: bad block at offset %llu", t->path,
-				 (unsigned long long)off);
+			snprintf(err, errlen, "%s: corrupt trace: bad block at offset %llu",
+				 t->path, (unsigned long long)off);
 			r = -1;
 			break;
 		}
@@ -236,8 +235,9 @@ static void ct_setup_clock(struct ct_trace *t)
 		return;
 	if (t->nclocks >= 2 && t->clock_last.clock > t->clock_first.clock &&
 	    t->clock_last.monotonic_ns - t->clock_first.monotonic_ns >= 10000000)
-		t->ns_per_tick = (double)(t->clock_last.monotonic_ns - t->clock_first.monotonic_ns) /
-				 (double)(t->clock_last.clock - t->clock_first.clock);
+		t->ns_per_tick =
+			(double)(t->clock_last.monotonic_ns - t->clock_first.monotonic_ns) /
+			(double)(t->clock_last.clock - t->clock_first.clock);
 	else if (hz && atof(hz) > 0)
 		t->ns_per_tick = 1e9 / atof(hz);
 }
@@ -269,8 +269,9 @@ struct ct_trace *ct_trace_open(const char *path, char *err, size_t errlen)
 		goto fail;
 	}
 	if (fh.version > CT_FILE_VERSION) {
-		snprintf(err, errlen, "%s: trace format version %u is newer than this calltrace (%u)",
-			 path, fh.version, CT_FILE_VERSION);
+		snprintf(err, errlen,
+			 "%s: trace format version %u is newer than this calltrace (%u)", path,
+			 fh.version, CT_FILE_VERSION);
 		goto fail;
 	}
 	t->version = fh.version;
@@ -354,7 +355,8 @@ static int ct_stream_load(struct ct_stream *s)
 	ct_buf_reserve(&s->payload, b->length);
 	if (ct_pread_all(s->t->fd, s->payload.data, b->length, b->offset) < 0 ||
 	    ct_decoder_begin(&s->dec, s->payload.data, b->length) < 0) {
-		fprintf(stderr, "calltrace: %s: corrupt trace: cannot decode block at offset %llu\n",
+		fprintf(stderr,
+			"calltrace: %s: corrupt trace: cannot decode block at offset %llu\n",
 			s->t->path, (unsigned long long)b->offset);
 		return -1;
 	}
@@ -369,7 +371,8 @@ int ct_stream_next(struct ct_stream *s, struct ct_event *ev)
 			int r = ct_decoder_next(&s->dec, ev);
 			if (r != 0) {
 				if (r < 0)
-					fprintf(stderr, "calltrace: %s: corrupt trace: bad record\n",
+					fprintf(stderr,
+						"calltrace: %s: corrupt trace: bad record\n",
 						s->t->path);
 				return r;
 			}

@@ -76,8 +76,8 @@ static int ct_write_all(struct ct_writer *w, struct iovec *iov, int n, size_t to
 	return 0;
 }
 
-int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const void *a, uint32_t alen,
-		    const void *b, uint32_t blen)
+int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const void *a,
+		    uint32_t alen, const void *b, uint32_t blen)
 {
 	if (w->error)
 		return -1;
@@ -89,9 +89,7 @@ int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const vo
 	crc = ct_crc32c(crc, a, alen);
 	h.crc = ct_crc32c(crc, b, blen);
 
-	struct iovec iov[3] = {
-		{ &h, sizeof(h) }, { (void *)a, alen }, { (void *)b, blen }
-	};
+	struct iovec iov[3] = { { &h, sizeof(h) }, { (void *)a, alen }, { (void *)b, blen } };
 	if (ct_write_all(w, iov, 3, sizeof(h) + alen + blen) < 0) {
 		w->error = errno ? errno : EIO;
 		/* leave no torn block behind if we can help it */

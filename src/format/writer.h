@@ -26,8 +26,8 @@ int ct_writer_start(struct ct_writer *w);
 /* Give up before ct_writer_start: close, and remove the file if we created it. */
 void ct_writer_abandon(struct ct_writer *w, const char *path);
 /* A block whose payload is the concatenation of a and b (either may be empty). */
-int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const void *a, uint32_t alen,
-		    const void *b, uint32_t blen);
+int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const void *a,
+		    uint32_t alen, const void *b, uint32_t blen);
 /* The same, compressed with zstd. */
 int ct_writer_block_zstd(struct ct_writer *w, uint16_t type, const void *payload, uint32_t len);
 int ct_writer_close(struct ct_writer *w);

@@ -5,13 +5,20 @@
 static const char *ct_ext_name(uint16_t type)
 {
 	switch (type) {
-	case CT_EXT_LOST: return "lost";
-	case CT_EXT_THREAD_END: return "thread-end";
-	case CT_EXT_JUMP: return "jump";
-	case CT_EXT_CATCH: return "catch";
-	case CT_EXT_THROW: return "throw";
-	case CT_EXT_LANDING: return "landing";
-	default: return "ext";
+	case CT_EXT_LOST:
+		return "lost";
+	case CT_EXT_THREAD_END:
+		return "thread-end";
+	case CT_EXT_JUMP:
+		return "jump";
+	case CT_EXT_CATCH:
+		return "catch";
+	case CT_EXT_THROW:
+		return "throw";
+	case CT_EXT_LANDING:
+		return "landing";
+	default:
+		return "ext";
 	}
 }
 
@@ -35,17 +42,22 @@ int ct_dump(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 				if (ev.ext_type == CT_EXT_LANDING && ev.ext_len >= 16) {
 					uint64_t fn;
 					memcpy(&fn, ev.ext + 8, 8);
-					fprintf(out, "%-6s cfa=%#llx %#llx\n", ct_ext_name(ev.ext_type),
-						(unsigned long long)v, (unsigned long long)fn);
+					fprintf(out, "%-6s cfa=%#llx %#llx\n",
+						ct_ext_name(ev.ext_type), (unsigned long long)v,
+						(unsigned long long)fn);
 					continue;
 				}
 				fprintf(out, "%-6s %#llx\n", ct_ext_name(ev.ext_type),
-					(unsigned long long)(ev.ext_type == CT_EXT_LOST ? v : v << 4));
+					(unsigned long long)(ev.ext_type == CT_EXT_LOST ? v
+											: v << 4));
 				continue;
 			}
-			const struct ct_func *f = ct_symbols_func(sym, ct_symbols_lookup(sym, th->instance, ev.addr));
-			fprintf(out, "%-6s sp=%#llx %#llx %s\n", ev.kind == CT_EV_ENTER ? "enter" : "exit",
-				(unsigned long long)(ev.sp << 4), (unsigned long long)ev.addr, f->name);
+			const struct ct_func *f =
+				ct_symbols_func(sym, ct_symbols_lookup(sym, th->instance, ev.addr));
+			fprintf(out, "%-6s sp=%#llx %#llx %s\n",
+				ev.kind == CT_EV_ENTER ? "enter" : "exit",
+				(unsigned long long)(ev.sp << 4), (unsigned long long)ev.addr,
+				f->name);
 		}
 		if (got < 0)
 			rc = -1;

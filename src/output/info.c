@@ -16,7 +16,8 @@ static void ct_info_time(FILE *out, const struct ct_trace *t)
 	if (t->nclocks >= 2)
 		ct_fmt_duration(dur, sizeof(dur),
 				(double)(t->clock_last.monotonic_ns - t->clock_first.monotonic_ns));
-	fprintf(out, "recorded:   %s, for %s\n", when, t->nclocks >= 2 ? dur + strspn(dur, " ") : "?");
+	fprintf(out, "recorded:   %s, for %s\n", when,
+		t->nclocks >= 2 ? dur + strspn(dur, " ") : "?");
 }
 
 static void ct_info_args(FILE *out, const struct ct_process_info *p)
@@ -106,14 +107,18 @@ int ct_info(struct ct_trace *t, FILE *out)
 		fprintf(out, "lost:       %s events%s\n", a, t->end.lost ? "" : " (complete)");
 		if (t->end.salvaged) {
 			ct_fmt_count(a, sizeof(a), t->end.salvaged);
-			fprintf(out, "salvaged:   %s events read back from buffers of threads that had ended\n", a);
+			fprintf(out,
+				"salvaged:   %s events read back from buffers of threads that had "
+				"ended\n",
+				a);
 		}
 	}
 	if (t->has_end && t->end.recorder_cpu_ns) {
 		char rss[32];
 		ct_fmt_size(rss, sizeof(rss), t->end.recorder_maxrss);
 		fprintf(out, "cpu:        program %.3f s, recorder %.3f s (peak memory %s)\n",
-			(double)t->end.program_cpu_ns / 1e9, (double)t->end.recorder_cpu_ns / 1e9, rss);
+			(double)t->end.program_cpu_ns / 1e9, (double)t->end.recorder_cpu_ns / 1e9,
+			rss);
 	}
 	if (t->torn_bytes)
 		fprintf(out, "truncated:  %llu bytes at the end were cut off mid-block\n",

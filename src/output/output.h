@@ -26,7 +26,8 @@ struct ct_replay_opts {
 	int timestamps;
 };
 
-int ct_replay(struct ct_trace *t, struct ct_symbols *sym, FILE *out, const struct ct_replay_opts *o);
+int ct_replay(struct ct_trace *t, struct ct_symbols *sym, FILE *out,
+	      const struct ct_replay_opts *o);
 
 enum ct_sort { CT_SORT_TOTAL, CT_SORT_SELF, CT_SORT_CALLS, CT_SORT_AVG, CT_SORT_MAX, CT_SORT_NAME };
 
@@ -35,7 +36,8 @@ struct ct_report_opts {
 	int json;
 };
 
-int ct_report(struct ct_trace *t, struct ct_symbols *sym, FILE *out, const struct ct_report_opts *o);
+int ct_report(struct ct_trace *t, struct ct_symbols *sym, FILE *out,
+	      const struct ct_report_opts *o);
 
 int ct_info(struct ct_trace *t, FILE *out);
 

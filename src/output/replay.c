@@ -38,7 +38,8 @@ static void ct_line_start(struct ct_replay *r, uint64_t clock, const uint64_t *t
 	char dur[32] = "          ";
 
 	if (r->o->timestamps)
-		fprintf(r->out, "%s%14.9f%s ", ct_c_dim, ct_trace_ns(r->t, clock) / 1e9, ct_c_reset);
+		fprintf(r->out, "%s%14.9f%s ", ct_c_dim, ct_trace_ns(r->t, clock) / 1e9,
+			ct_c_reset);
 	if (ticks) {
 		double ns = (double)*ticks * r->t->ns_per_tick;
 		ct_fmt_duration(dur, sizeof(dur), ns);
@@ -102,7 +103,8 @@ static void ct_replay_exit(void *ctx, struct ct_frame *f, uint32_t depth, uint64
 		ct_line_start(r, f->enter_clock, timed ? &ticks : NULL);
 		ct_indent(r, depth);
 		if (note)
-			fprintf(r->out, "%s(); %s/* %s */%s\n", name, ct_c_magenta, note, ct_c_reset);
+			fprintf(r->out, "%s(); %s/* %s */%s\n", name, ct_c_magenta, note,
+				ct_c_reset);
 		else
 			fprintf(r->out, "%s();\n", name);
 		return;
@@ -126,7 +128,8 @@ static void ct_replay_ext(void *ctx, const struct ct_event *ev, uint32_t depth)
 	ct_flush_held(r);
 	ct_line_start(r, ev->clock, NULL);
 	ct_indent(r, depth);
-	fprintf(r->out, "%s/* lost %llu events */%s\n", ct_c_red, (unsigned long long)n, ct_c_reset);
+	fprintf(r->out, "%s/* lost %llu events */%s\n", ct_c_red, (unsigned long long)n,
+		ct_c_reset);
 }
 
 static const struct ct_builder_ops ct_replay_ops = {

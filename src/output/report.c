@@ -93,12 +93,28 @@ static int ct_row_cmp(const void *a, const void *b)
 	double u = 0, v = 0;
 
 	switch (ct_sort_key) {
-	case CT_SORT_TOTAL: u = (double)p->total; v = (double)q->total; break;
-	case CT_SORT_SELF: u = (double)p->self; v = (double)q->self; break;
-	case CT_SORT_CALLS: u = (double)p->calls; v = (double)q->calls; break;
-	case CT_SORT_AVG: u = ct_avg(p); v = ct_avg(q); break;
-	case CT_SORT_MAX: u = (double)p->max; v = (double)q->max; break;
-	case CT_SORT_NAME: break;
+	case CT_SORT_TOTAL:
+		u = (double)p->total;
+		v = (double)q->total;
+		break;
+	case CT_SORT_SELF:
+		u = (double)p->self;
+		v = (double)q->self;
+		break;
+	case CT_SORT_CALLS:
+		u = (double)p->calls;
+		v = (double)q->calls;
+		break;
+	case CT_SORT_AVG:
+		u = ct_avg(p);
+		v = ct_avg(q);
+		break;
+	case CT_SORT_MAX:
+		u = (double)p->max;
+		v = (double)q->max;
+		break;
+	case CT_SORT_NAME:
+		break;
 	}
 	if (u != v)
 		return u > v ? -1 : 1;
@@ -135,7 +151,8 @@ static void ct_print_json(struct ct_report *r, const uint32_t *rows, size_t n, F
 		fputs(", \"module\": ", out);
 		ct_json_string(out, f->module);
 		fprintf(out,
-			", \"calls\": %llu, \"total_ns\": %.0f, \"self_ns\": %.0f, \"avg_ns\": %.0f, "
+			", \"calls\": %llu, \"total_ns\": %.0f, \"self_ns\": %.0f, \"avg_ns\": "
+			"%.0f, "
 			"\"min_ns\": %.0f, \"max_ns\": %.0f}",
 			(unsigned long long)s->calls, (double)s->total * k, (double)s->self * k,
 			ct_avg(s) * k, (double)s->min * k, (double)s->max * k);
@@ -146,9 +163,12 @@ static void ct_print_json(struct ct_report *r, const uint32_t *rows, size_t n, F
 static void ct_print_text(struct ct_report *r, const uint32_t *rows, size_t n, FILE *out, double k)
 {
 	char c[6][32];
-	fprintf(out, "%s  Total time   Self time       Calls     Average     Minimum     Maximum  Function%s\n",
+	fprintf(out,
+		"%s  Total time   Self time       Calls     Average     Minimum     Maximum  "
+		"Function%s\n",
 		ct_c_bold, ct_c_reset);
-	fprintf(out, "  ==========  ==========  ==========  ==========  ==========  ==========  ========\n");
+	fprintf(out, "  ==========  ==========  ==========  ==========  ==========  ==========  "
+		     "========\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct ct_fstat *s = &r->st[rows[i]];
 		ct_fmt_duration(c[0], sizeof(c[0]), (double)s->total * k);

@@ -171,7 +171,8 @@ static uint64_t ct_encode_chunk(struct ct_collector *c, const struct ct_chunk_de
 	}
 	if (e->hdr.nrecords) {
 		ct_encoder_finish(e);
-		ct_writer_block(c->w, CT_BLOCK_EVENTS, 0, e->out.data, (uint32_t)e->out.len, NULL, 0);
+		ct_writer_block(c->w, CT_BLOCK_EVENTS, 0, e->out.data, (uint32_t)e->out.len, NULL,
+				0);
 		c->blocks++;
 		for (uint32_t f = 0; f < e->hdr.nfuncs; f++) {
 			uint64_t addr;
@@ -202,7 +203,8 @@ static void ct_collect_chunk(struct ct_collector *c, uint32_t idx, int salvage)
 	struct ct_chunk_desc *d = &ctl->desc[idx];
 	const uint64_t *w = ct_pool_chunk(ctl, idx);
 	uint64_t used = salvage ? ctl->chunk_size : ct_min(d->used, ctl->chunk_size);
-	uint32_t flags = (salvage ? CT_EVENTS_SALVAGED : 0) | (d->flags & CT_CHUNK_LAST ? CT_EVENTS_LAST : 0);
+	uint32_t flags = (salvage ? CT_EVENTS_SALVAGED : 0) |
+			 (d->flags & CT_CHUNK_LAST ? CT_EVENTS_LAST : 0);
 
 	ct_note_instance(c, d->instance, d->pid);
 	uint64_t read = ct_encode_chunk(c, d, w, used / 8, flags);
@@ -212,8 +214,10 @@ static void ct_collect_chunk(struct ct_collector *c, uint32_t idx, int salvage)
 
 static int ct_by_thread(const void *a, const void *b, void *arg)
 {
-	const struct ct_chunk_desc *x = &((const struct ct_pool_ctl *)arg)->desc[*(const uint32_t *)a];
-	const struct ct_chunk_desc *y = &((const struct ct_pool_ctl *)arg)->desc[*(const uint32_t *)b];
+	const struct ct_chunk_desc *x =
+		&((const struct ct_pool_ctl *)arg)->desc[*(const uint32_t *)a];
+	const struct ct_chunk_desc *y =
+		&((const struct ct_pool_ctl *)arg)->desc[*(const uint32_t *)b];
 	if (x->instance != y->instance)
 		return x->instance < y->instance ? -1 : 1;
 	if (x->tid != y->tid)
@@ -265,9 +269,9 @@ size_t ct_collect(struct ct_collector *c, enum ct_take take)
 	for (size_t i = 0; i < n; i++) {
 		struct ct_chunk_desc *d = &ctl->desc[c->order[i]];
 		int added;
-		uint64_t *next = ct_map_put(&c->next_seq,
-					    (uint64_t)d->instance << 32 | (uint32_t)d->tid | UINT64_C(1) << 63,
-					    &added);
+		uint64_t *next = ct_map_put(
+			&c->next_seq,
+			(uint64_t)d->instance << 32 | (uint32_t)d->tid | UINT64_C(1) << 63, &added);
 		if (d->thread_seq != *next && take != CT_TAKE_ALL)
 			continue; /* an earlier chunk of this thread is still to come */
 		*next = d->thread_seq + 1;

@@ -17,7 +17,8 @@ int ct_pool_create(struct ct_pool *p, uint32_t chunk_size, uint32_t nchunks, uin
 		   uint32_t clock)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	uint64_t ctl = sizeof(struct ct_pool_ctl) + (uint64_t)nchunks * sizeof(struct ct_chunk_desc);
+	uint64_t ctl =
+		sizeof(struct ct_pool_ctl) + (uint64_t)nchunks * sizeof(struct ct_chunk_desc);
 	ctl = (ctl + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
 
 	memset(p, 0, sizeof(*p));

@@ -169,7 +169,8 @@ static void ct_run(struct ct_session *s)
 			return;
 		if (s->child_done && !noted) {
 			noted = 1;
-			ct_error("%s ended; still recording the processes it started (Ctrl-C to stop)",
+			ct_error("%s ended; still recording the processes it started (Ctrl-C to "
+				 "stop)",
 				 s->argv0);
 		}
 		if (s->child_done && (ct_interrupted || ct_forward_sig)) {
@@ -270,7 +271,8 @@ int ct_record(const struct ct_record_opts *o)
 	}
 	s.clock = ct_pick_clock();
 	uint32_t nchunks = (uint32_t)(o->buffer_size / o->chunk_size);
-	if (ct_pool_create(&s.pool, o->chunk_size, nchunks, o->lossy ? CT_POOL_LOSSY : 0, s.clock) < 0) {
+	if (ct_pool_create(&s.pool, o->chunk_size, nchunks, o->lossy ? CT_POOL_LOSSY : 0, s.clock) <
+	    0) {
 		ct_error("cannot create a %llu-byte shared buffer: %s",
 			 (unsigned long long)o->buffer_size, strerror(errno));
 		ct_writer_abandon(&s.w, o->output);

@@ -80,7 +80,8 @@ enum ct_take {
 	CT_TAKE_ALL,  /* and every chunk still owned: nobody writes any more */
 };
 
-void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_writer *w, int level);
+void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_writer *w,
+		       int level);
 void ct_collector_free(struct ct_collector *c);
 /* Encode chunks into blocks, each thread's in its order; returns how many. */
 size_t ct_collect(struct ct_collector *c, enum ct_take take);

@@ -182,7 +182,8 @@ static int ct_module_cb(struct dl_phdr_info *info, size_t size, void *data)
 	scan->adds = info->dlpi_adds;
 	if (!scan->emit)
 		return 1;
-	if (!strncmp(info->dlpi_name, "linux-vdso", 10) || !strncmp(info->dlpi_name, "linux-gate", 10))
+	if (!strncmp(info->dlpi_name, "linux-vdso", 10) ||
+	    !strncmp(info->dlpi_name, "linux-gate", 10))
 		return 0;
 
 	struct ct_ext_module *m = (void *)ct_module_buf;

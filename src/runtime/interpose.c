@@ -33,7 +33,7 @@ typedef uintptr_t (*ct_ctx_fn)(void *context);
 static ct_personality_fn ct_real_gxx_personality, ct_real_gcc_personality;
 static ct_ctx_fn ct_get_cfa, ct_get_region_start;
 
-#define CT_UA_CLEANUP_PHASE	2
+#define CT_UA_CLEANUP_PHASE    2
 #define CT_URC_INSTALL_CONTEXT 7
 
 /* not in any header we include */
@@ -143,7 +143,8 @@ static int ct_personality(ct_personality_fn *real, const char *name, int version
 	if (r == CT_URC_INSTALL_CONTEXT && (actions & CT_UA_CLEANUP_PHASE)) {
 		if (!ct_get_cfa) {
 			ct_get_cfa = (ct_ctx_fn)dlsym(RTLD_DEFAULT, "_Unwind_GetCFA");
-			ct_get_region_start = (ct_ctx_fn)dlsym(RTLD_DEFAULT, "_Unwind_GetRegionStart");
+			ct_get_region_start =
+				(ct_ctx_fn)dlsym(RTLD_DEFAULT, "_Unwind_GetRegionStart");
 		}
 		uint64_t where[2] = { ct_get_cfa ? ct_get_cfa(context) : 0, /* the frame's sp */
 				      ct_get_region_start ? ct_get_region_start(context) : 0 };

@@ -16,8 +16,8 @@
 #include "../common/pool.h"
 #include "../arch/x86_64/arch.h"
 
-#define CT_HIDDEN __attribute__((visibility("hidden")))
-#define CT_EXPORT __attribute__((visibility("default")))
+#define CT_HIDDEN      __attribute__((visibility("hidden")))
+#define CT_EXPORT      __attribute__((visibility("default")))
 #define ct_likely(x)   __builtin_expect(!!(x), 1)
 #define ct_unlikely(x) __builtin_expect(!!(x), 0)
 

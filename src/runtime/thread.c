@@ -29,7 +29,6 @@
 #define CT_SCRATCH_CHUNK (-1)
 static uint64_t ct_scratch[CT_SCRATCH_WORDS] __attribute__((aligned(64)));
 
-
 struct ct_saved {
 	sigset_t mask;
 	int err;
@@ -228,7 +227,8 @@ static uint64_t *ct_slow_reserve_blocked(struct ct_thread *t)
 static uint64_t *ct_slow_reserve(struct ct_thread *t)
 {
 	int state = atomic_load_explicit(&ct_state, memory_order_acquire);
-	if (state == CT_RT_OFF || (state == CT_RT_READY && !ct_tracing() && t->chunk == CT_NO_CHUNK)) {
+	if (state == CT_RT_OFF ||
+	    (state == CT_RT_READY && !ct_tracing() && t->chunk == CT_NO_CHUNK)) {
 		t->pos = t->end = NULL;
 		return NULL;
 	}

@@ -29,8 +29,8 @@ static int ct_ends_with(const char *s, size_t len, const char *suffix)
 /* Length of the name with trailing qualifiers (" const", " &" ...) removed. */
 static size_t ct_strip_qualifiers(const char *s, size_t len)
 {
-	static const char *const quals[] = { " const", " volatile", " &&", " &", " noexcept",
-					     " transaction_safe" };
+	static const char *const quals[] = { " const", " volatile", " &&",
+					     " &",     " noexcept", " transaction_safe" };
 	for (int again = 1; again;) {
 		again = 0;
 		for (size_t i = 0; i < CT_ARRAY_SIZE(quals); i++) {
@@ -67,9 +67,10 @@ static int ct_is_ident(char c)
 static size_t ct_skip_operator(const char *s, size_t i, size_t end)
 {
 	static const char *const ops[] = {
-		"->*", "<<=", ">>=", "<=>", "()", "[]", "->", "<<", ">>", "<=", ">=", "==", "!=",
-		"&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<", ">",
-		"+", "-", "*", "/", "%", "^", "&", "|", "~", "!", "=", ",", "\"\"",
+		"->*", "<<=", ">>=", "<=>", "()", "[]", "->", "<<", ">>", "<=",
+		">=",  "==",  "!=",  "&&",  "||", "++", "--", "+=", "-=", "*=",
+		"/=",  "%=",  "&=",  "|=",  "^=", "<",	">",  "+",  "-",  "*",
+		"/",   "%",   "^",   "&",   "|",  "~",	"!",  "=",  ",",  "\"\"",
 	};
 	size_t j = i + 8;
 

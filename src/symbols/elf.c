@@ -66,7 +66,8 @@ static void ct_read_build_id(Elf *e, struct ct_elf_funcs *out)
 		GElf_Nhdr nh;
 		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)data->d_buf + name_off, "GNU", 4) && nh.n_descsz <= 32) {
+			    !memcmp((char *)data->d_buf + name_off, "GNU", 4) &&
+			    nh.n_descsz <= 32) {
 				memcpy(out->build_id, (char *)data->d_buf + desc_off, nh.n_descsz);
 				out->build_id_len = (uint8_t)nh.n_descsz;
 				return;
@@ -146,7 +147,8 @@ int ct_elf_read_funcs(const char *path, struct ct_elf_funcs *out, char *err, siz
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+		if (gelf_getshdr(scn, &sh) &&
+		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
 			ct_read_symbols(e, scn, &sh, &syms);
 	}
 	ct_read_build_id(e, out);

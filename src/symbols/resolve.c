@@ -231,8 +231,8 @@ static uint32_t ct_resolve(struct ct_symbols *s, uint32_t instance, uint64_t add
 
 	if (!m) {
 		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)addr);
-		return ct_add_func(s, (uint64_t)instance << 47 | addr | UINT64_C(1) << 63, name, NULL,
-				   addr);
+		return ct_add_func(s, (uint64_t)instance << 47 | addr | UINT64_C(1) << 63, name,
+				   NULL, addr);
 	}
 	uint64_t off = addr - m->base;
 	if (m->symtab >= 0) {
@@ -247,8 +247,8 @@ static uint32_t ct_resolve(struct ct_symbols *s, uint32_t instance, uint64_t add
 		}
 		if (lo > 0 && off < tab->values[lo - 1] + ct_max(tab->sizes[lo - 1], 1)) {
 			size_t k = lo - 1;
-			return ct_add_func(s, (uint64_t)(m->symtab + 1) << 40 ^ k, tab->names[k], m->path,
-					   tab->values[k]);
+			return ct_add_func(s, (uint64_t)(m->symtab + 1) << 40 ^ k, tab->names[k],
+					   m->path, tab->values[k]);
 		}
 	}
 	/* no symbol: one function per module file and offset, whatever the process */

@@ -39,8 +39,8 @@ char *ct_short_name(const char *demangled);
 
 /* A function as readers know it: one per symbol, whatever process it ran in. */
 struct ct_func {
-	char *name;   /* short name, as shown in trees and reports */
-	char *symbol; /* full demangled (or raw) symbol name */
+	char *name;	    /* short name, as shown in trees and reports */
+	char *symbol;	    /* full demangled (or raw) symbol name */
 	const char *module; /* basename of its module */
 	uint64_t addr;	    /* address in its module's ELF numbering */
 };

@@ -13,8 +13,8 @@
 #define ct_max(a, b)	 ((a) > (b) ? (a) : (b))
 
 /* exit statuses */
-#define CT_EXIT_USAGE	  2
-#define CT_EXIT_NOEXEC	  126
+#define CT_EXIT_USAGE	 2
+#define CT_EXIT_NOEXEC	 126
 #define CT_EXIT_NOTFOUND 127
 
 /* "calltrace: message" on stderr, one line. */

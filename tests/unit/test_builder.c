@@ -22,7 +22,7 @@ static void on_open(void *ctx, struct ct_frame *f, uint32_t depth)
 }
 
 static void on_close(void *ctx, struct ct_frame *f, uint32_t depth, uint64_t clock, uint64_t ticks,
-		    enum ct_close how)
+		     enum ct_close how)
 {
 	struct out *o = ctx;
 	static const char *const names[] = { "ret", "unwound", "unfinished", "noentry" };
@@ -68,7 +68,9 @@ static const char *run(const char *script)
 			ev.ext_len = 16;
 		} else {
 			ev.kind = CT_EV_EXT;
-			ev.ext_type = op == 'J' ? CT_EXT_JUMP : op == 'C' ? CT_EXT_CATCH : CT_EXT_THROW;
+			ev.ext_type = op == 'J'	  ? CT_EXT_JUMP
+				      : op == 'C' ? CT_EXT_CATCH
+						  : CT_EXT_THROW;
 			sp_val = strtoull(p, (char **)&p, 10);
 			ev.ext = (const uint8_t *)&sp_val;
 			ev.ext_len = 8;
@@ -82,13 +84,13 @@ static const char *run(const char *script)
 	return o.buf;
 }
 
-#define TREE(script, want)                                                        \
-	do {                                                                      \
-		const char *got = run(script);                                    \
-		if (strcmp(got, want)) {                                          \
-			fprintf(stderr, "  %s\n    want %s\n    got  %s\n", script, want, got); \
-			ct_unit_failed = 1;                                       \
-		}                                                                 \
+#define TREE(script, want)                                                                         \
+	do {                                                                                       \
+		const char *got = run(script);                                                     \
+		if (strcmp(got, want)) {                                                           \
+			fprintf(stderr, "  %s\n    want %s\n    got  %s\n", script, want, got);    \
+			ct_unit_failed = 1;                                                        \
+		}                                                                                  \
 	} while (0)
 
 static void test_nesting(void)

@@ -62,7 +62,8 @@ static void test_round_trip(void)
 	ct_decoder_init(&d);
 	CHECK(ct_decoder_begin(&d, e.out.data, (uint32_t)e.out.len) == 0);
 	CHECK(d.hdr.instance == 3 && d.hdr.pid == 100 && d.hdr.tid == 101 && d.hdr.thread_seq == 7);
-	CHECK(d.hdr.nrecords == N && d.hdr.first_clock == r[0].clock && d.hdr.last_clock == r[N - 1].clock);
+	CHECK(d.hdr.nrecords == N && d.hdr.first_clock == r[0].clock &&
+	      d.hdr.last_clock == r[N - 1].clock);
 	for (size_t i = 0; i < N; i++) {
 		CHECK(ct_decoder_next(&d, &ev) == 1);
 		CHECK(ev.clock == r[i].clock && ev.kind == r[i].kind);

@@ -34,7 +34,8 @@ static void test_short_names(void)
 	short_is("_ZZ4mainENKUliE_clEi", "main::{lambda(int)#1}::operator()");
 	short_is("_ZN12_GLOBAL__N_13fooEv", "(anonymous namespace)::foo");
 	short_is("_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE5c_strEv",
-		 "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::c_str");
+		 "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> "
+		 ">::c_str");
 	short_is("_ZN1A3getILi3EEEiv", "A::get<3>");
 	/* an operator with template arguments, and the one that needs a space before them */
 	short_is("_ZN9__gnu_cxxneIPKiSt6vectorIiSaIiEEEEbRKNS_17__normal_iteratorIT_T0_EESB_",

@@ -8,21 +8,21 @@
 
 static int ct_unit_failed;
 
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "  %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			ct_unit_failed = 1;                                          \
-		}                                                                    \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "  %s:%d: %s\n", __FILE__, __LINE__, #cond);               \
+			ct_unit_failed = 1;                                                        \
+		}                                                                                  \
 	} while (0)
 
-#define RUN(test)                                                       \
-	do {                                                            \
-		ct_unit_failed = 0;                                     \
-		test();                                                 \
-		printf("%s unit/%s\n", ct_unit_failed ? "FAIL" : "ok", #test); \
-		fflush(stdout);                                         \
-		failures += ct_unit_failed;                             \
+#define RUN(test)                                                                                  \
+	do {                                                                                       \
+		ct_unit_failed = 0;                                                                \
+		test();                                                                            \
+		printf("%s unit/%s\n", ct_unit_failed ? "FAIL" : "ok", #test);                     \
+		fflush(stdout);                                                                    \
+		failures += ct_unit_failed;                                                        \
 	} while (0)
 
 #endif
