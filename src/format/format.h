@@ -118,6 +118,7 @@ struct ct_end_rec {
 	uint64_t program_cpu_ns;  /* user + system time of the traced processes */
 	uint64_t recorder_cpu_ns; /* user + system time of the recorder */
 	uint64_t recorder_maxrss; /* peak resident set of the recorder, bytes */
+	uint64_t abandoned;	  /* slots left empty by hooks a signal handler jumped out of */
 };
 
 uint32_t ct_crc32c(uint32_t crc, const void *buf, size_t len);

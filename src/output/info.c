@@ -105,6 +105,10 @@ int ct_info(struct ct_trace *t, FILE *out)
 	if (t->has_end) {
 		ct_fmt_count(a, sizeof(a), t->end.lost);
 		fprintf(out, "lost:       %s events%s\n", a, t->end.lost ? "" : " (complete)");
+		if (t->end.abandoned) {
+			ct_fmt_count(a, sizeof(a), t->end.abandoned);
+			fprintf(out, "abandoned:  %s slots of hooks a signal handler jumped out of\n", a);
+		}
 		if (t->end.salvaged) {
 			ct_fmt_count(a, sizeof(a), t->end.salvaged);
 			fprintf(out,

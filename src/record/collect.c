@@ -133,12 +133,49 @@ static void ct_on_ext(struct ct_collector *c, const struct ct_chunk_desc *d, uin
 	}
 }
 
+/*
+ * The full clock of a record from its low 48 bits and the chunk's base
+ * clock. A record can be a little older than its chunk (the hook reads the
+ * clock before it reserves its slot), so the difference is signed.
+ */
+static uint64_t ct_full_clock(uint64_t base, uint64_t w0)
+{
+	int64_t delta = (int64_t)((ct_ev_clock48(w0) - base) << 16) >> 16;
+	return base + (uint64_t)delta;
+}
+
+static int ct_valid(uint64_t w0, uint64_t w1)
+{
+	return w0 && ct_ev_kind(w1);
+}
+
+/*
+ * At an empty slot: how many slots to skip, or 0 to stop. In a published
+ * chunk every slot was reserved, and an empty one belongs to a hook a signal
+ * handler jumped out of. In a salvaged chunk, empty slots end what the thread
+ * wrote, unless a plausible record follows a few abandoned ones.
+ */
+static uint64_t ct_skip_empty(const uint64_t *w, uint64_t i, uint64_t nwords, uint64_t last,
+			      uint64_t base, int salvaged)
+{
+	if (!salvaged)
+		return 2;
+	for (uint64_t k = 2; k <= 8 && i + k + 2 <= nwords; k += 2) {
+		if (!ct_valid(w[i + k], w[i + k + 1]))
+			continue;
+		uint64_t clock = ct_full_clock(base, w[i + k]);
+		uint64_t gap = clock > last ? clock - last : last - clock;
+		return gap < (UINT64_C(1) << 36) ? k : 0;
+	}
+	return 0;
+}
+
 /* Encode one chunk; returns the number of bytes it used. */
 static uint64_t ct_encode_chunk(struct ct_collector *c, const struct ct_chunk_desc *d,
 				const uint64_t *w, uint64_t nwords, uint32_t flags)
 {
 	struct ct_encoder *e = &c->enc;
-	uint64_t base = d->base_clock, base48 = base & CT_EV_CLOCK_MASK;
+	uint64_t base = d->base_clock, last = base;
 	uint64_t i = 0, calls = 0;
 
 	ct_encoder_begin(e, d->instance, d->pid, d->tid, d->thread_seq, flags,
@@ -146,9 +183,16 @@ static uint64_t ct_encode_chunk(struct ct_collector *c, const struct ct_chunk_de
 	while (i + 2 <= nwords) {
 		uint64_t w0 = w[i], w1 = w[i + 1];
 		unsigned kind = ct_ev_kind(w1);
-		if (!w0 || !kind)
-			break;
-		uint64_t clock = base + ((ct_ev_clock48(w0) - base48) & CT_EV_CLOCK_MASK);
+		if (!ct_valid(w0, w1)) {
+			uint64_t skip = ct_skip_empty(w, i, nwords, last, base,
+						      flags & CT_EVENTS_SALVAGED);
+			if (!skip)
+				break;
+			c->abandoned += skip / 2;
+			i += skip;
+			continue;
+		}
+		uint64_t clock = last = ct_full_clock(base, w0);
 		if (kind == CT_EV_EXT && ct_ev_ext_words(w1) == 0 &&
 		    ct_ev_ext_type(w1) >= CT_EXT_JUMP && ct_ev_ext_type(w1) <= CT_EXT_THROW) {
 			uint64_t sp = ct_ev_sp(w0, w1);

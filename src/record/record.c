@@ -218,6 +218,7 @@ static void ct_finish(struct ct_session *s)
 		.events = s->col.events,
 		.lost = s->col.lost,
 		.salvaged = s->col.salvaged,
+		.abandoned = s->col.abandoned,
 		.waits = atomic_load(&s->pool.ctl->wait_count),
 		.exit_status = s->child_status,
 		.program_cpu_ns = ct_cpu_ns(RUSAGE_CHILDREN, NULL),

@@ -64,7 +64,7 @@ struct ct_collector {
 	struct ct_pool *pool;
 	struct ct_writer *w;
 	struct ct_encoder enc;
-	uint64_t events, lost, salvaged, blocks;
+	uint64_t events, lost, salvaged, abandoned, blocks;
 	struct ct_map seen; /* instance << 47 | address of every function seen */
 	struct ct_rec_module *mods;
 	size_t nmods;

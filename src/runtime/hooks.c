@@ -3,8 +3,8 @@
  * The hot path: the hooks gcc and clang call at every function entry and exit
  * of code built with -finstrument-functions.
  *
- * Per call: one xadd to reserve 16 bytes in this thread's chunk, a bounds
- * check, the clock, two stores. The nest counter around it lets a signal
+ * Per call: the clock, one xadd to reserve 16 bytes in this thread's chunk,
+ * a bounds check, two stores. The nest counter around it lets a signal
  * handler that interrupts a hook write events of its own safely (see
  * thread.c). No lock, no syscall, no malloc.
  *
@@ -19,10 +19,14 @@ static inline __attribute__((always_inline)) void ct_emit(uint64_t w1, uintptr_t
 {
 	struct ct_thread *t = &ct_self;
 
+	/*
+	 * The clock first: a signal handler that jumps out between the
+	 * reservation and the stores leaves an empty slot, so keep them close.
+	 */
 	ct_arch_inc(&t->nest);
+	uint64_t clock = ct_clock();
 	uint64_t *p = ct_arch_reserve(&t->pos, 16);
 	if (ct_likely((uintptr_t)p + 16 <= (uintptr_t)t->end)) {
-		uint64_t clock = ct_clock();
 		p[0] = ct_ev_word0(clock, sp);
 		p[1] = w1;
 	} else {

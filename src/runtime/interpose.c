@@ -71,6 +71,7 @@ static void ct_mark_jump(struct __jmp_buf_tag *env)
 	uintptr_t target = ct_arch_jmpbuf_sp(env);
 	if (target < here || target - here > ((uintptr_t)1 << 32))
 		target = 0;
+	ct_abandon_hooks(&ct_self);
 	ct_mark(CT_EXT_JUMP, target);
 }
 

@@ -59,6 +59,9 @@ void ct_slow_record(struct ct_thread *t, uint64_t w1, uintptr_t sp) CT_HIDDEN;
 /* hooks.c: a mark (CT_EXT_JUMP, CT_EXT_CATCH) at stack pointer sp, as cheap as a call */
 void ct_mark(uint32_t type, uintptr_t sp) CT_HIDDEN;
 
+/* thread.c: hooks a signal handler interrupted will not finish (it longjmps out) */
+void ct_abandon_hooks(struct ct_thread *t) CT_HIDDEN;
+
 /* thread.c: an extended record from outside the hooks (signals blocked inside) */
 void ct_emit_ext(uint32_t type, const void *payload, uint32_t len) CT_HIDDEN;
 

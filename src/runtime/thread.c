@@ -279,6 +279,26 @@ void ct_after_nested(struct ct_thread *t)
 	ct_leave_slow(&saved);
 }
 
+/*
+ * A longjmp while hooks are in progress on this thread: a signal handler that
+ * interrupted them jumps out, and they will never finish. Publish the chunks
+ * they held back; the slot one of them reserved stays empty, and the recorder
+ * skips it.
+ */
+void ct_abandon_hooks(struct ct_thread *t)
+{
+	struct ct_saved saved;
+
+	if (!t->nest)
+		return;
+	ct_enter_slow(&saved);
+	for (int i = 0; i < t->npending; i++)
+		ct_publish(ct_ctl, t->pending[i]);
+	t->npending = 0;
+	t->nest = 0;
+	ct_leave_slow(&saved);
+}
+
 /* Append an extended record (signals blocked by the caller). */
 int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32_t len)
 {

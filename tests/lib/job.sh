@@ -97,6 +97,7 @@ tree=
 [ -f "$P/$prog.tree" ] && tree=$P/$prog.tree
 ignore=()
 while read -r re; do [ -n "$re" ] && ignore+=(--ignore "$re"); done < <(directive IGNORE)
+while read -r re; do [ -n "$re" ] && ignore+=(--at-least "$re"); done < <(directive AT-LEAST)
 
 # ---- the program alone -------------------------------------------------------
 (cd "$R" && CT_TRUTH=$R/truth.native timeout -k 5 "$T_RUN" "$BIN/$prog" "${args[@]}" \
@@ -202,6 +203,8 @@ if [ $replay_ok = 1 ]; then
 		if [ "$(directive UNWOUND)" = clang ] && [ "$family" != clang ]; then
 			opts+=(--strip-unwound)
 		fi
+	elif [ -n "$(directive MARKS)" ]; then
+		opts+=(--marks-allow "$(directive MARKS)")
 	else
 		opts+=(--marks)
 	fi
