@@ -74,6 +74,11 @@ void ct_encoder_ext(struct ct_encoder *e, uint64_t clock, uint32_t type, const v
 	ct_buf_append(&c[CT_COL_EXT], tmp, (size_t)(ct_put_varint(tmp, len) - tmp));
 	ct_buf_append(&c[CT_COL_EXT], p, len);
 	e->last_clock = clock;
+	if (type == CT_EXT_LOST && len >= 8) {
+		uint64_t n;
+		memcpy(&n, p, 8);
+		e->hdr.lost += n;
+	}
 }
 
 void ct_encoder_finish(struct ct_encoder *e)

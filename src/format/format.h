@@ -89,6 +89,9 @@ struct ct_events_hdr {
 	uint32_t codec;	  /* 0 = raw body, 1 = zstd */
 	uint32_t raw_len; /* body bytes before compression */
 	uint32_t col_len[4];
+	uint64_t lost;	   /* events the thread dropped (lossy mode) within this block */
+	uint32_t snapshot; /* flight-recorder mode: which snapshot (0: the final one) */
+	uint32_t reserved;
 };
 
 /* body columns, after the table of nfuncs u64 addresses */

@@ -133,6 +133,7 @@ static int ct_add_events(struct ct_trace *t, const uint8_t *p, uint32_t len, uin
 	}
 	th->blocks[th->nblocks++] = (uint32_t)t->nevents++;
 	th->nrecords += ref.hdr.nrecords;
+	th->lost += ref.hdr.lost;
 	th->flags |= ref.hdr.flags;
 	if (ref.hdr.nrecords) {
 		if (ref.hdr.first_clock < th->first_clock || th->nrecords == ref.hdr.nrecords)

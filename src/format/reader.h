@@ -41,8 +41,10 @@ struct ct_thread_info {
 	uint32_t *blocks; /* indexes into ct_trace.events, in thread order */
 	uint32_t nblocks, cap;
 	uint64_t nrecords;
+	uint64_t lost; /* events it dropped (lossy mode) */
 	uint64_t first_clock, last_clock;
 	uint32_t flags; /* CT_EVENTS_* of any of its blocks */
+	uint32_t snapshot;
 };
 
 struct ct_trace {

@@ -44,8 +44,12 @@ static void ct_info_processes(FILE *out, const struct ct_trace *t)
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct ct_thread_info *th = &t->threads[i];
 		ct_fmt_count(n, sizeof(n), th->nrecords);
-		fprintf(out, "  tid %-7d pid %-7d %s records%s\n", th->tid, th->pid, n,
-			th->flags & CT_EVENTS_SALVAGED ? " (some salvaged)" : "");
+		fprintf(out, "  tid %-7d pid %-7d %s records", th->tid, th->pid, n);
+		if (th->lost) {
+			ct_fmt_count(n, sizeof(n), th->lost);
+			fprintf(out, ", %s lost", n);
+		}
+		fprintf(out, "%s\n", th->flags & CT_EVENTS_SALVAGED ? " (some salvaged)" : "");
 	}
 }
 

@@ -146,6 +146,11 @@ static void ct_thread_header(struct ct_replay *r, size_t index)
 	fprintf(r->out, "%s# thread %d, process %d", ct_c_dim, r->th->tid, r->th->pid);
 	if (p)
 		fprintf(r->out, " (%s)", p->exe);
+	if (r->th->lost) {
+		char n[32];
+		ct_fmt_count(n, sizeof(n), r->th->lost);
+		fprintf(r->out, "%s, %s events lost%s", ct_c_red, n, ct_c_dim);
+	}
 	fprintf(r->out, "%s\n", ct_c_reset);
 }
 

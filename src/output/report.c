@@ -182,6 +182,24 @@ static void ct_print_text(struct ct_report *r, const uint32_t *rows, size_t n, F
 	}
 }
 
+/* Counts from a lossy recording are short: say by how much, per thread. */
+static void ct_report_losses(const struct ct_trace *t, FILE *out, int json)
+{
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct ct_thread_info *th = &t->threads[i];
+		char n[32];
+		if (!th->lost)
+			continue;
+		ct_fmt_count(n, sizeof(n), th->lost);
+		if (json)
+			ct_warn("%s events lost in thread %d (pid %d): its counts and times are short",
+				n, th->tid, th->pid);
+		else
+			fprintf(out, "# %s events lost in thread %d (pid %d): its counts and times are short\n",
+				n, th->tid, th->pid);
+	}
+}
+
 int ct_report(struct ct_trace *t, struct ct_symbols *sym, FILE *out, const struct ct_report_opts *o)
 {
 	struct ct_report r = { .sym = sym };
@@ -217,6 +235,7 @@ int ct_report(struct ct_trace *t, struct ct_symbols *sym, FILE *out, const struc
 		ct_print_json(&r, rows, n, out, t->ns_per_tick);
 	else
 		ct_print_text(&r, rows, n, out, t->ns_per_tick);
+	ct_report_losses(t, out, o->json);
 	free(rows);
 	free(r.st);
 	return rc;

@@ -216,7 +216,8 @@ static void ct_finish(struct ct_session *s)
 
 	struct ct_end_rec rec = {
 		.events = s->col.events,
-		.lost = s->col.lost,
+		/* the pool's count includes drops no record could tell in the end */
+		.lost = ct_max(s->col.lost, atomic_load(&s->pool.ctl->lost_events)),
 		.salvaged = s->col.salvaged,
 		.abandoned = s->col.abandoned,
 		.waits = atomic_load(&s->pool.ctl->wait_count),

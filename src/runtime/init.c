@@ -238,17 +238,24 @@ int ct_check_modules(struct ct_thread *t, int force)
 	return scan.emit;
 }
 
-/* At exit, name the libraries loaded since the last chunk was taken. */
+/*
+ * At exit: name the libraries loaded since the last chunk was taken, and tell
+ * how many events this thread dropped since its last record.
+ */
 __attribute__((destructor)) static void ct_fini(void)
 {
-	if (atomic_load(&ct_state) != CT_RT_READY || ct_self.chunk <= 0)
+	if (atomic_load(&ct_state) != CT_RT_READY || ct_self.in_slow)
 		return;
 
 	int err = errno;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	ct_check_modules(&ct_self, 0);
+	ct_self.in_slow = 1;
+	ct_flush_lost(&ct_self);
+	if (ct_self.chunk > 0)
+		ct_check_modules(&ct_self, 0);
+	ct_self.in_slow = 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = err;
 }

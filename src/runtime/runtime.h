@@ -71,6 +71,7 @@ void ct_after_nested(struct ct_thread *t) CT_HIDDEN;
 int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32_t len) CT_HIDDEN;
 void ct_thread_reset_after_fork(struct ct_thread *t) CT_HIDDEN;
 void ct_thread_end(struct ct_thread *t) CT_HIDDEN;
+void ct_flush_lost(struct ct_thread *t) CT_HIDDEN;
 
 /* init.c */
 int ct_init(void) CT_HIDDEN;

@@ -81,6 +81,13 @@ static void ct_publish(struct ct_pool_ctl *ctl, int32_t idx)
 	ct_wake_recorder(ctl, 0);
 }
 
+/* Events dropped: told per thread in the stream, and in total in the pool at once. */
+static void ct_count_lost(struct ct_thread *t, uint64_t n)
+{
+	t->lost += n;
+	atomic_fetch_add(&ct_ctl->lost_events, n);
+}
+
 /* Give up the owned chunk: publish it now, or later if a hook below us may still write to it. */
 static void ct_retire_chunk(struct ct_thread *t, uint32_t flags)
 {
@@ -93,7 +100,7 @@ static void ct_retire_chunk(struct ct_thread *t, uint32_t flags)
 		return;
 	if (chunk == CT_SCRATCH_CHUNK) {
 		uint64_t dropped = (uint64_t)(pos - ct_scratch) / 2;
-		t->lost += dropped > CT_SCRATCH_WORDS / 2 ? CT_SCRATCH_WORDS / 2 : dropped;
+		ct_count_lost(t, dropped > CT_SCRATCH_WORDS / 2 ? CT_SCRATCH_WORDS / 2 : dropped);
 		return;
 	}
 
@@ -114,14 +121,14 @@ static void ct_retire_chunk(struct ct_thread *t, uint32_t flags)
 	ct_publish(ctl, idx);
 }
 
-/* A free chunk, waiting for the recorder if there is none (unless lossy). */
-static int64_t ct_acquire_free(struct ct_pool_ctl *ctl)
+/* A free chunk, waiting for the recorder if there is none (unless lossy and not must). */
+static int64_t ct_acquire_free(struct ct_pool_ctl *ctl, int must)
 {
 	for (;;) {
 		int64_t idx = ct_pool_pop_free(ctl);
 		if (idx >= 0)
 			return idx;
-		if ((ctl->flags & CT_POOL_LOSSY) || !ct_tracing())
+		if (((ctl->flags & CT_POOL_LOSSY) && !must) || !ct_tracing())
 			return -1;
 
 		uint32_t seq = atomic_load(&ctl->free_seq);
@@ -149,7 +156,7 @@ static void ct_use_scratch(struct ct_thread *t)
 }
 
 /* Take a free chunk and make it this thread's; 0 if there is none to take. */
-static int ct_own_free_chunk(struct ct_thread *t)
+static int ct_own_free_chunk(struct ct_thread *t, int must)
 {
 	struct ct_pool_ctl *ctl = ct_ctl;
 
@@ -157,7 +164,7 @@ static int ct_own_free_chunk(struct ct_thread *t)
 		t->tid = (int32_t)syscall(SYS_gettid);
 		t->pid = (int32_t)getpid();
 	}
-	int64_t idx = ct_acquire_free(ctl);
+	int64_t idx = ct_acquire_free(ctl, must);
 	if (idx < 0)
 		return 0;
 
@@ -182,14 +189,13 @@ static int ct_own_free_chunk(struct ct_thread *t)
 }
 
 /* Take a chunk for this thread; 0 if events must be dropped for now. */
-static int ct_take_chunk(struct ct_thread *t)
+static int ct_take_chunk(struct ct_thread *t, int must)
 {
-	if (!ct_own_free_chunk(t))
+	if (!ct_own_free_chunk(t, must))
 		return 0;
 	if (t->lost) {
 		uint64_t lost = t->lost;
 		t->lost = 0;
-		atomic_fetch_add(&ct_ctl->lost_events, lost);
 		ct_write_ext(t, CT_EXT_LOST, &lost, sizeof(lost));
 	}
 	int described = ct_announce_process(t);
@@ -198,7 +204,7 @@ static int ct_take_chunk(struct ct_thread *t)
 	if (described) {
 		/* hand names over now: a recorder stopped later still has them */
 		ct_retire_chunk(t, 0);
-		return ct_own_free_chunk(t);
+		return ct_own_free_chunk(t, must);
 	}
 	return 1;
 }
@@ -212,10 +218,10 @@ static uint64_t *ct_slow_reserve_blocked(struct ct_thread *t)
 		return p;
 	}
 	ct_retire_chunk(t, 0);
-	if (!ct_tracing() || !ct_take_chunk(t)) {
+	if (!ct_tracing() || !ct_take_chunk(t, 0)) {
 		if (!ct_tracing())
 			return NULL;
-		t->lost++;
+		ct_count_lost(t, 1);
 		ct_use_scratch(t);
 		return NULL;
 	}
@@ -238,7 +244,8 @@ static uint64_t *ct_slow_reserve(struct ct_thread *t)
 
 	if (t->in_slow) {
 		/* our own slow path called traced code (a traced malloc, say) */
-		t->lost++;
+		if (state == CT_RT_READY)
+			ct_count_lost(t, 1);
 		return NULL;
 	}
 	ct_enter_slow(&saved);
@@ -307,7 +314,7 @@ int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32
 		return -1;
 	if (t->chunk <= CT_NO_CHUNK || t->pos + 2 + nwords > t->end) {
 		ct_retire_chunk(t, 0);
-		if (!ct_tracing() || !ct_take_chunk(t))
+		if (!ct_tracing() || !ct_take_chunk(t, 0))
 			return -1;
 		if (t->pos + 2 + nwords > t->end)
 			return -1;
@@ -338,18 +345,38 @@ void ct_emit_ext(uint32_t type, const void *payload, uint32_t len)
 	ct_leave_slow(&saved);
 }
 
+/*
+ * Say how many events this thread dropped since its last record, taking a
+ * chunk for it even in lossy mode: at a thread's end or the process's, the
+ * count is the last thing left to tell (signals blocked by the caller).
+ */
+void ct_flush_lost(struct ct_thread *t)
+{
+	if (t->chunk == CT_SCRATCH_CHUNK)
+		ct_retire_chunk(t, 0);
+	if (!t->lost || !ct_tracing())
+		return;
+	if (t->chunk > CT_NO_CHUNK && t->pos + 4 <= t->end) {
+		uint64_t lost = t->lost;
+		t->lost = 0;
+		ct_write_ext(t, CT_EXT_LOST, &lost, sizeof(lost));
+		return;
+	}
+	ct_retire_chunk(t, 0);
+	ct_take_chunk(t, 1); /* a new chunk starts with the count */
+}
+
 void ct_thread_end(struct ct_thread *t)
 {
 	struct ct_saved saved;
 
 	ct_enter_slow(&saved);
 	t->key_armed = 0;
+	ct_flush_lost(t);
 	if (t->chunk > CT_NO_CHUNK) {
 		uint64_t end = 0;
 		ct_write_ext(t, CT_EXT_THREAD_END, &end, sizeof(end));
 		ct_retire_chunk(t, CT_CHUNK_LAST);
-	} else {
-		ct_retire_chunk(t, 0);
 	}
 	ct_leave_slow(&saved);
 }
