@@ -164,7 +164,8 @@ int ct_cmd_info(int argc, char **argv)
 	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
 	if (!t)
 		return status;
-	return ct_end(t, NULL, ct_info(t, stdout));
+	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
+	return ct_end(t, sym, ct_info(t, sym, stdout));
 }
 
 int ct_cmd_dump(int argc, char **argv)

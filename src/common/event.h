@@ -54,6 +54,7 @@ enum ct_ext_type {
 	 * frame whose CFA and function start the payload gives (two u64).
 	 */
 	CT_EXT_LANDING = 8,
+	CT_EXT_CRASH = 9, /* struct ct_ext_crash: the thread dies of a signal */
 };
 
 #define CT_EXT_MAX_WORDS 2048 /* 16 KiB of payload at most */
@@ -118,6 +119,16 @@ struct ct_ext_process {
 	uint32_t args_len;	  /* bytes of argv, NUL-separated */
 	uint32_t reserved;
 	uint64_t realtime_ns; /* CLOCK_REALTIME at start */
+};
+
+struct ct_ext_crash {
+	int32_t signo;
+	int32_t code; /* si_code: > 0 from the CPU, <= 0 sent (kill, raise, abort) */
+	int32_t pid;
+	int32_t tid;
+	uint64_t addr; /* si_addr: the faulting address, for SIGSEGV and SIGBUS */
+	uint64_t pc;   /* where the thread was */
+	uint64_t sp;
 };
 
 struct ct_ext_module {

@@ -41,6 +41,7 @@ enum ct_block_type {
 	CT_BLOCK_EVENTS = 5,  /* struct ct_events_hdr, then the encoded body */
 	CT_BLOCK_SYMTAB = 6,  /* zstd: struct ct_symtab_hdr, path, then symbols */
 	CT_BLOCK_END = 7,     /* struct ct_end_rec */
+	CT_BLOCK_CRASH = 8,   /* struct ct_crash_rec: a thread died of a signal */
 };
 
 /* block flags */
@@ -101,6 +102,19 @@ enum { CT_COL_CLOCK, CT_COL_CODE, CT_COL_SP, CT_COL_EXT };
 #define CT_CODE_ENTER 0u
 #define CT_CODE_EXIT  1u
 #define CT_CODE_EXT   2u
+
+struct ct_crash_rec {
+	uint32_t instance;
+	int32_t signo;
+	int32_t code;
+	int32_t pid;
+	int32_t tid;
+	uint32_t reserved;
+	uint64_t clock;
+	uint64_t addr; /* the faulting address */
+	uint64_t pc;
+	uint64_t sp;
+};
 
 struct ct_symtab_hdr {
 	uint32_t nsyms;

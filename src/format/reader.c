@@ -167,6 +167,12 @@ static int ct_add_block(struct ct_trace *t, const struct ct_block_header *h, con
 		return ct_add_symtab(t, p, h->length, h->flags);
 	case CT_BLOCK_EVENTS:
 		return ct_add_events(t, p, h->length, off, index);
+	case CT_BLOCK_CRASH:
+		if (h->length < sizeof(struct ct_crash_rec))
+			return -1;
+		t->crashes = ct_realloc(t->crashes, (t->ncrashes + 1) * sizeof(*t->crashes));
+		memcpy(&t->crashes[t->ncrashes++], p, sizeof(*t->crashes));
+		return 0;
 	case CT_BLOCK_END:
 		/* later versions append fields: take what is there, zero what is not */
 		if (h->length < offsetof(struct ct_end_rec, program_cpu_ns))
@@ -311,6 +317,7 @@ void ct_trace_close(struct ct_trace *t)
 	for (size_t i = 0; i < t->nthreads; i++)
 		free(t->threads[i].blocks);
 	free(t->meta);
+	free(t->crashes);
 	free(t->procs);
 	free(t->mods);
 	free(t->symtabs);

@@ -64,6 +64,8 @@ struct ct_trace {
 	size_t nsymtabs;
 	struct ct_end_rec end;
 	int has_end;
+	struct ct_crash_rec *crashes;
+	size_t ncrashes;
 	struct ct_block_ref *events;
 	size_t nevents;
 	struct ct_thread_info *threads;

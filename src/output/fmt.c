@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -69,4 +70,16 @@ void ct_fmt_count(char *buf, size_t len, uint64_t n)
 		buf[o++] = tmp[i];
 	}
 	buf[o] = 0;
+}
+
+const char *ct_signal_name(int sig)
+{
+	static char buf[32];
+	const char *abbrev = sigabbrev_np(sig);
+	if (abbrev) {
+		snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+		return buf;
+	}
+	snprintf(buf, sizeof(buf), "signal %d", sig);
+	return buf;
 }

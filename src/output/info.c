@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* calltrace info: what a trace holds, without decoding its events. */
+#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -69,7 +70,21 @@ static void ct_info_modules(FILE *out, const struct ct_trace *t)
 	}
 }
 
-int ct_info(struct ct_trace *t, FILE *out)
+static void ct_info_crashes(FILE *out, const struct ct_trace *t, struct ct_symbols *sym)
+{
+	for (size_t i = 0; i < t->ncrashes; i++) {
+		const struct ct_crash_rec *c = &t->crashes[i];
+		char where[512];
+		ct_symbols_describe(sym, c->instance, c->pc, where, sizeof(where));
+		fprintf(out, "crashed:    thread %d (pid %d) of %s at %s", c->tid, c->pid,
+			ct_signal_name(c->signo), where);
+		if (c->signo == SIGSEGV || c->signo == SIGBUS)
+			fprintf(out, ", address 0x%llx", (unsigned long long)c->addr);
+		fputc('\n', out);
+	}
+}
+
+int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 {
 	char a[32], b[32];
 	const char *v;
@@ -93,6 +108,7 @@ int ct_info(struct ct_trace *t, FILE *out)
 	} else {
 		fprintf(out, "exit:       unknown: the recording did not finish\n");
 	}
+	ct_info_crashes(out, t, sym);
 	ct_info_processes(out, t);
 
 	uint64_t records = 0;

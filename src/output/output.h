@@ -21,6 +21,8 @@ void ct_fmt_duration(char *buf, size_t len, double ns);
 void ct_fmt_size(char *buf, size_t len, uint64_t bytes);
 /* "1,234,567" */
 void ct_fmt_count(char *buf, size_t len, uint64_t n);
+/* "SIGSEGV" */
+const char *ct_signal_name(int sig);
 
 struct ct_replay_opts {
 	int timestamps;
@@ -39,7 +41,7 @@ struct ct_report_opts {
 int ct_report(struct ct_trace *t, struct ct_symbols *sym, FILE *out,
 	      const struct ct_report_opts *o);
 
-int ct_info(struct ct_trace *t, FILE *out);
+int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out);
 
 int ct_dump(struct ct_trace *t, struct ct_symbols *sym, FILE *out);
 

@@ -11,6 +11,7 @@
  * leaf takes one line, a call with children opens a block closed with its
  * duration. So one call is held back at a time, never more.
  */
+#include <signal.h>
 #include <stdlib.h>
 
 #include "output.h"
@@ -118,9 +119,31 @@ static void ct_replay_exit(void *ctx, struct ct_frame *f, uint32_t depth, uint64
 		fprintf(r->out, "} %s/* %s */%s\n", ct_c_dim, name, ct_c_reset);
 }
 
+static void ct_replay_crash(struct ct_replay *r, const struct ct_event *ev, uint32_t depth)
+{
+	struct ct_ext_crash c;
+	char where[512];
+
+	if (ev->ext_len < sizeof(c))
+		return;
+	memcpy(&c, ev->ext, sizeof(c));
+	ct_symbols_describe(r->sym, r->th->instance, c.pc, where, sizeof(where));
+	ct_flush_held(r);
+	ct_line_start(r, ev->clock, NULL);
+	ct_indent(r, depth);
+	fprintf(r->out, "%s*** %s at %s", ct_c_red, ct_signal_name(c.signo), where);
+	if (c.signo == SIGSEGV || c.signo == SIGBUS)
+		fprintf(r->out, " (address 0x%llx)", (unsigned long long)c.addr);
+	fprintf(r->out, " ***%s\n", ct_c_reset);
+}
+
 static void ct_replay_ext(void *ctx, const struct ct_event *ev, uint32_t depth)
 {
 	struct ct_replay *r = ctx;
+	if (ev->ext_type == CT_EXT_CRASH) {
+		ct_replay_crash(r, ev, depth);
+		return;
+	}
 	if (ev->ext_type != CT_EXT_LOST)
 		return;
 	uint64_t n = 0;

@@ -110,6 +110,30 @@ static void ct_on_module(struct ct_collector *c, const struct ct_chunk_desc *d, 
 	ct_writer_block(c->w, CT_BLOCK_MODULE, 0, &r, sizeof(r), m->path, (uint32_t)plen + 1);
 }
 
+static void ct_on_crash(struct ct_collector *c, const struct ct_chunk_desc *d, uint64_t clock,
+			const uint8_t *p, uint32_t len)
+{
+	struct ct_ext_crash x;
+	if (len < sizeof(x))
+		return;
+	memcpy(&x, p, sizeof(x));
+	struct ct_crash_rec r = {
+		.instance = d->instance,
+		.signo = x.signo,
+		.code = x.code,
+		.pid = x.pid,
+		.tid = x.tid,
+		.clock = clock,
+		.addr = x.addr,
+		.pc = x.pc,
+		.sp = x.sp,
+	};
+	ct_writer_block(c->w, CT_BLOCK_CRASH, 0, &r, sizeof(r), NULL, 0);
+	/* name where it died, even in a module with no traced function */
+	int added;
+	ct_map_put(&c->seen, (uint64_t)d->instance << 47 | (x.pc & CT_EV_ADDR_MASK), &added);
+}
+
 static void ct_on_ext(struct ct_collector *c, const struct ct_chunk_desc *d, uint64_t clock,
 		      uint32_t type, const uint8_t *p, uint32_t len)
 {
@@ -119,6 +143,10 @@ static void ct_on_ext(struct ct_collector *c, const struct ct_chunk_desc *d, uin
 		break;
 	case CT_EXT_MODULE:
 		ct_on_module(c, d, p, len);
+		break;
+	case CT_EXT_CRASH:
+		ct_on_crash(c, d, clock, p, len);
+		ct_encoder_ext(&c->enc, clock, type, p, len);
 		break;
 	case CT_EXT_LOST: {
 		uint64_t n = 0;

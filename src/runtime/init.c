@@ -93,6 +93,8 @@ int ct_init(void)
 			ct_instance = atomic_fetch_add(&ct_ctl->next_instance, 1) + 1;
 			ok = pthread_key_create(&ct_key, ct_key_destructor) == 0 &&
 			     pthread_atfork(NULL, NULL, ct_atfork_child) == 0;
+			if (ok)
+				ct_install_crash_handlers();
 		}
 		atomic_store(&ct_state, ok ? CT_RT_READY : CT_RT_OFF);
 	}

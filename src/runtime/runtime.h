@@ -65,6 +65,9 @@ void ct_abandon_hooks(struct ct_thread *t) CT_HIDDEN;
 /* thread.c: an extended record from outside the hooks (signals blocked inside) */
 void ct_emit_ext(uint32_t type, const void *payload, uint32_t len) CT_HIDDEN;
 
+/* crash.c: record fatal signals the program leaves at their default action */
+void ct_install_crash_handlers(void) CT_HIDDEN;
+
 /* interpose.c */
 void ct_resolve_interposed(void) CT_HIDDEN;
 void ct_after_nested(struct ct_thread *t) CT_HIDDEN;

@@ -260,6 +260,23 @@ static uint32_t ct_resolve(struct ct_symbols *s, uint32_t instance, uint64_t add
 			   m->path, off);
 }
 
+void ct_symbols_describe(struct ct_symbols *s, uint32_t instance, uint64_t addr, char *buf,
+			 size_t len)
+{
+	const struct ct_inst_mod *m = ct_find_module(s, instance, addr);
+	if (!m) {
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+		return;
+	}
+	const struct ct_func *f = ct_symbols_func(s, ct_symbols_lookup(s, instance, addr));
+	uint64_t off = addr - m->base;
+	/* at a symbol, or not in any (then the name is already module+offset) */
+	if (off <= f->addr)
+		snprintf(buf, len, "%s", f->name);
+	else
+		snprintf(buf, len, "%s+0x%llx", f->name, (unsigned long long)(off - f->addr));
+}
+
 uint32_t ct_symbols_lookup(struct ct_symbols *s, uint32_t instance, uint64_t addr)
 {
 	uint64_t key = (uint64_t)instance << 47 | addr;

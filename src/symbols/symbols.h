@@ -52,6 +52,9 @@ void ct_symbols_close(struct ct_symbols *s);
 /* The function at addr in process image instance (an id for ct_symbols_func). */
 uint32_t ct_symbols_lookup(struct ct_symbols *s, uint32_t instance, uint64_t addr);
 const struct ct_func *ct_symbols_func(const struct ct_symbols *s, uint32_t id);
+/* Any address (a crash's program counter, a call site) as "func+0x1c" or "module+0x1234". */
+void ct_symbols_describe(struct ct_symbols *s, uint32_t instance, uint64_t addr, char *buf,
+			 size_t len);
 uint32_t ct_symbols_count(const struct ct_symbols *s);
 
 #endif

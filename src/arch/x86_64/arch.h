@@ -49,6 +49,19 @@ static inline int ct_arch_dec(long *n)
 	return nz;
 }
 
+/* Program counter and stack pointer of a signal's ucontext. */
+#include <ucontext.h>
+
+static inline uint64_t ct_arch_uc_pc(const void *uc)
+{
+	return (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+}
+
+static inline uint64_t ct_arch_uc_sp(const void *uc)
+{
+	return (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+}
+
 /*
  * The stack pointer a glibc jmp_buf will restore. glibc stores it at
  * __jmpbuf[6], mangled: rotated left by 17 bits after an xor with the
