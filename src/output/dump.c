@@ -17,6 +17,8 @@ static const char *ct_ext_name(uint16_t type)
 		return "throw";
 	case CT_EXT_LANDING:
 		return "landing";
+	case CT_EXT_CRASH:
+		return "crash";
 	default:
 		return "ext";
 	}
