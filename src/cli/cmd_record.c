@@ -16,6 +16,10 @@ static const char ct_record_help[] =
 	"      --chunk-size=SIZE  unit a thread fills before handing it over (default 64K)\n"
 	"      --lossy            drop events instead of waiting when the buffer is full\n"
 	"                         (lost events are counted and reported)\n"
+	"      --ring=SIZE        flight recorder: each thread keeps only its newest SIZE\n"
+	"                         of events (at least 2 chunks); they are written when the\n"
+	"                         program ends or crashes, and on each snapshot: SIGUSR2 sent\n"
+	"                         to the program, or 'calltrace snapshot PID'\n"
 	"  -h, --help             this help\n";
 
 static const struct option ct_record_longopts[] = {
@@ -23,6 +27,7 @@ static const struct option ct_record_longopts[] = {
 	{ "buffer-size", required_argument, NULL, 'b' },
 	{ "chunk-size", required_argument, NULL, 1100 },
 	{ "lossy", no_argument, NULL, 1101 },
+	{ "ring", required_argument, NULL, 1102 },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -46,6 +51,7 @@ int ct_cmd_record(int argc, char **argv)
 		.level = CT_DEFAULT_ZSTD_LEVEL,
 	};
 	uint64_t chunk = CT_DEFAULT_CHUNK;
+	int buffer_given = 0, ring_set_buffer = 0;
 	int c;
 
 	while ((c = ct_getopt("record", argc, argv, "+o:b:h", ct_record_longopts)) != -1) {
@@ -66,6 +72,11 @@ int ct_cmd_record(int argc, char **argv)
 		case 1101:
 			o.lossy = 1;
 			break;
+		case 1102:
+			if (ct_size_opt("--ring", optarg, 8 << 10, 4ull << 30, &o.ring_size))
+				return CT_EXIT_USAGE;
+			ring_set_buffer = !buffer_given;
+			break;
 		case 'h':
 			fputs(ct_record_help, stdout);
 			return 0;
@@ -78,6 +89,12 @@ int ct_cmd_record(int argc, char **argv)
 			 "[ARGS...])");
 		return CT_EXIT_USAGE;
 	}
+	if (o.ring_size && o.lossy) {
+		ct_error("record: --ring and --lossy do not go together: a flight recorder never waits");
+		return CT_EXIT_USAGE;
+	}
+	if (ring_set_buffer) /* room for 16 threads' rings by default */
+		o.buffer_size = ct_max(o.buffer_size, 16 * ct_max(o.ring_size, 2ull * o.chunk_size) + 8ull * o.chunk_size);
 	if (o.buffer_size / o.chunk_size < 4) {
 		ct_error("record: the buffer must hold at least 4 chunks of %u bytes",
 			 o.chunk_size);

@@ -18,6 +18,8 @@ static const struct {
 	{ "info", ct_cmd_info, "what a trace holds: command, processes, threads, events, modules" },
 	{ "dump", ct_cmd_dump,
 	  "every record as stored: time, thread, kind, stack pointer, function" },
+	{ "snapshot", ct_cmd_snapshot,
+	  "write a flight recorder's newest events now (record --ring)" },
 };
 
 static void ct_usage(FILE *out)
@@ -26,7 +28,7 @@ static void ct_usage(FILE *out)
 		     "A function-call tracer for C and C++ programs.\n\n"
 		     "Commands:\n");
 	for (size_t i = 0; i < CT_ARRAY_SIZE(ct_commands); i++)
-		fprintf(out, "  %-8s %s\n", ct_commands[i].name, ct_commands[i].summary);
+		fprintf(out, "  %-9s %s\n", ct_commands[i].name, ct_commands[i].summary);
 	fprintf(out, "\nRun 'calltrace <command> --help' for a command's options.\n"
 		     "Quick start:\n"
 		     "  gcc -g -finstrument-functions prog.c -o prog\n"

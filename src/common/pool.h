@@ -30,12 +30,14 @@
 #define CT_CHUNK_FREE  0u
 #define CT_CHUNK_OWNED 1u
 #define CT_CHUNK_FULL  2u
+#define CT_CHUNK_RECYCLING 3u /* flight recorder: its thread is zeroing it for reuse */
 
 /* chunk flags */
 #define CT_CHUNK_LAST 1u /* the thread published this chunk as it ended */
 
 /* pool flags */
 #define CT_POOL_LOSSY 1u /* drop events instead of waiting for a free chunk */
+#define CT_POOL_RING  2u /* flight recorder: each thread keeps its newest ring_chunks chunks */
 
 /* pool states */
 #define CT_POOL_RECORDING 0u
@@ -70,6 +72,7 @@ struct ct_pool_ctl {
 	_Atomic uint32_t state;
 
 	_Atomic uint64_t free_head; /* tag << 32 | (index + 1) */
+	_Atomic int32_t free_count; /* chunks on the free stack, about */
 	_Atomic uint32_t next_instance;
 
 	/* the recorder sleeps on wake_seq when it has nothing to do */
@@ -82,6 +85,9 @@ struct ct_pool_ctl {
 
 	_Atomic uint64_t lost_events; /* dropped events, all threads */
 	_Atomic uint64_t wait_count;  /* times a thread waited for a chunk */
+
+	uint32_t ring_chunks;		     /* flight recorder: chunks each thread keeps */
+	_Atomic uint32_t snapshot_requests; /* flight recorder: bumped to ask for a snapshot */
 
 	uint8_t pad[64];
 	struct ct_chunk_desc desc[];
@@ -110,8 +116,10 @@ static inline int64_t ct_pool_pop_free(struct ct_pool_ctl *ctl)
 		uint64_t tagged = ((head >> 32) + 1) << 32 | next;
 		if (atomic_compare_exchange_weak_explicit(&ctl->free_head, &head, tagged,
 							  memory_order_acq_rel,
-							  memory_order_acquire))
+							  memory_order_acquire)) {
+			atomic_fetch_sub_explicit(&ctl->free_count, 1, memory_order_relaxed);
 			return top - 1;
+		}
 	}
 }
 
@@ -124,8 +132,10 @@ static inline void ct_pool_push_free(struct ct_pool_ctl *ctl, uint32_t idx)
 		uint64_t tagged = ((head >> 32) + 1) << 32 | (idx + 1);
 		if (atomic_compare_exchange_weak_explicit(&ctl->free_head, &head, tagged,
 							  memory_order_acq_rel,
-							  memory_order_acquire))
+							  memory_order_acquire)) {
+			atomic_fetch_add_explicit(&ctl->free_count, 1, memory_order_relaxed);
 			return;
+		}
 	}
 }
 

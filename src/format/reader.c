@@ -100,9 +100,11 @@ static int ct_add_symtab(struct ct_trace *t, const uint8_t *p, uint32_t len, uin
 static struct ct_thread_info *ct_thread_for(struct ct_trace *t, const struct ct_events_hdr *h,
 					    struct ct_map *index)
 {
-	uint64_t key = (uint64_t)h->instance << 32 | (uint32_t)h->tid;
+	/* a thread of a process image, in one flight-recorder snapshot (or none) */
+	uint64_t key = ((uint64_t)h->snapshot << 48 ^ (uint64_t)h->instance << 32 ^ (uint32_t)h->tid) |
+		       UINT64_C(1) << 63;
 	int added;
-	uint64_t *slot = ct_map_put(index, key | (UINT64_C(1) << 63), &added);
+	uint64_t *slot = ct_map_put(index, key, &added);
 	if (added) {
 		t->threads = ct_realloc(t->threads, (t->nthreads + 1) * sizeof(*t->threads));
 		struct ct_thread_info *th = &t->threads[t->nthreads];
@@ -110,6 +112,7 @@ static struct ct_thread_info *ct_thread_for(struct ct_trace *t, const struct ct_
 		th->instance = h->instance;
 		th->pid = h->pid;
 		th->tid = h->tid;
+		th->snapshot = h->snapshot;
 		th->first_clock = h->first_clock;
 		*slot = t->nthreads++;
 	}
@@ -226,6 +229,8 @@ static int ct_read_blocks(struct ct_trace *t, char *err, size_t errlen)
 static int ct_thread_cmp(const void *a, const void *b)
 {
 	const struct ct_thread_info *x = a, *y = b;
+	if (x->snapshot != y->snapshot)
+		return x->snapshot < y->snapshot ? -1 : 1;
 	if (x->first_clock != y->first_clock)
 		return x->first_clock < y->first_clock ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;

@@ -46,6 +46,8 @@ static void ct_info_processes(FILE *out, const struct ct_trace *t)
 		const struct ct_thread_info *th = &t->threads[i];
 		ct_fmt_count(n, sizeof(n), th->nrecords);
 		fprintf(out, "  tid %-7d pid %-7d %s records", th->tid, th->pid, n);
+		if (th->snapshot)
+			fprintf(out, " in snapshot %u", th->snapshot);
 		if (th->lost) {
 			ct_fmt_count(n, sizeof(n), th->lost);
 			fprintf(out, ", %s lost", n);
@@ -93,7 +95,16 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 	fprintf(out, "trace:      %s (%s, format %u)\n", t->path, a, t->version);
 	fprintf(out, "command:    %s\n", (v = ct_trace_meta(t, "command")) ? v : "?");
 	ct_info_time(out, t);
-	fprintf(out, "method:     %s\n", (v = ct_trace_meta(t, "method")) ? v : "?");
+	fprintf(out, "method:     %s", (v = ct_trace_meta(t, "method")) ? v : "?");
+	if ((v = ct_trace_meta(t, "mode")) && !strcmp(v, "ring")) {
+		char sz[32];
+		const char *rs = ct_trace_meta(t, "ring_size");
+		ct_fmt_size(sz, sizeof(sz), rs ? strtoull(rs, NULL, 10) : 0);
+		fprintf(out, ", flight recorder keeping the newest %s per thread", sz);
+	} else if (v) {
+		fprintf(out, ", %s", v);
+	}
+	fputc('\n', out);
 	v = ct_trace_meta(t, "clock");
 	fprintf(out, "clock:      %s", v ? v : "?");
 	if (v && !strcmp(v, "tsc"))

@@ -169,6 +169,8 @@ static void ct_thread_header(struct ct_replay *r, size_t index)
 	fprintf(r->out, "%s# thread %d, process %d", ct_c_dim, r->th->tid, r->th->pid);
 	if (p)
 		fprintf(r->out, " (%s)", p->exe);
+	if (r->th->snapshot)
+		fprintf(r->out, ", snapshot %u", r->th->snapshot);
 	if (r->th->lost) {
 		char n[32];
 		ct_fmt_count(n, sizeof(n), r->th->lost);

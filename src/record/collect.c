@@ -208,12 +208,13 @@ static uint64_t ct_encode_chunk(struct ct_collector *c, const struct ct_chunk_de
 
 	ct_encoder_begin(e, d->instance, d->pid, d->tid, d->thread_seq, flags,
 			 (uint32_t)(nwords / 2));
+	e->hdr.snapshot = c->generation;
 	while (i + 2 <= nwords) {
 		uint64_t w0 = w[i], w1 = w[i + 1];
 		unsigned kind = ct_ev_kind(w1);
 		if (!ct_valid(w0, w1)) {
 			uint64_t skip = ct_skip_empty(w, i, nwords, last, base,
-						      flags & CT_EVENTS_SALVAGED);
+						      flags & (CT_EVENTS_SALVAGED | CT_EVENTS_SNAPSHOT));
 			if (!skip)
 				break;
 			c->abandoned += skip / 2;
@@ -275,7 +276,7 @@ static void ct_collect_chunk(struct ct_collector *c, uint32_t idx, int salvage)
 	struct ct_chunk_desc *d = &ctl->desc[idx];
 	const uint64_t *w = ct_pool_chunk(ctl, idx);
 	uint64_t used = salvage ? ctl->chunk_size : ct_min(d->used, ctl->chunk_size);
-	uint32_t flags = (salvage ? CT_EVENTS_SALVAGED : 0) |
+	uint32_t flags = (salvage ? c->ring ? CT_EVENTS_SNAPSHOT : CT_EVENTS_SALVAGED : 0) |
 			 (d->flags & CT_CHUNK_LAST ? CT_EVENTS_LAST : 0);
 
 	ct_note_instance(c, d->instance, d->pid);
@@ -344,11 +345,72 @@ size_t ct_collect(struct ct_collector *c, enum ct_take take)
 		uint64_t *next = ct_map_put(
 			&c->next_seq,
 			(uint64_t)d->instance << 32 | (uint32_t)d->tid | UINT64_C(1) << 63, &added);
-		if (d->thread_seq != *next && take != CT_TAKE_ALL)
+		/*
+		 * Flight recorder: threads publish only chunks of names and flush
+		 * rings with gaps (reused chunks), so any order goes.
+		 */
+		if (d->thread_seq != *next && take != CT_TAKE_ALL && !c->ring)
 			continue; /* an earlier chunk of this thread is still to come */
 		*next = d->thread_seq + 1;
 		ct_collect_chunk(c, c->order[i], atomic_load(&d->state) == CT_CHUNK_OWNED);
 		done++;
 	}
+	return done;
+}
+
+/*
+ * Copy a chunk a live thread may be writing or reusing: valid if it was owned
+ * before and after, with the same sequence number (a reuse changes it).
+ */
+static int ct_copy_owned(struct ct_pool_ctl *ctl, uint32_t idx, uint64_t seq,
+			 struct ct_chunk_desc *copy, uint64_t *buf)
+{
+	struct ct_chunk_desc *d = &ctl->desc[idx];
+
+	if (atomic_load_explicit(&d->state, memory_order_acquire) != CT_CHUNK_OWNED ||
+	    __atomic_load_n(&d->thread_seq, __ATOMIC_RELAXED) != seq)
+		return 0;
+	copy->instance = d->instance;
+	copy->pid = d->pid;
+	copy->tid = d->tid;
+	copy->flags = d->flags;
+	copy->thread_seq = seq;
+	copy->base_clock = d->base_clock;
+	memcpy(buf, ct_pool_chunk(ctl, idx), ctl->chunk_size);
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&d->state, memory_order_relaxed) == CT_CHUNK_OWNED &&
+	       __atomic_load_n(&d->thread_seq, __ATOMIC_RELAXED) == seq;
+}
+
+/*
+ * A flight-recorder snapshot: every ring, as it is now, without stopping the
+ * threads. Their chunks stay theirs; the blocks carry the snapshot number.
+ */
+size_t ct_snapshot(struct ct_collector *c)
+{
+	struct ct_pool_ctl *ctl = c->pool->ctl;
+	uint64_t *buf = ct_malloc(ctl->chunk_size);
+	uint64_t *seqs = ct_malloc(ctl->nchunks * sizeof(uint64_t));
+	size_t n = 0, done = 0;
+
+	ct_collect(c, CT_TAKE_DEAD); /* threads that are gone: their rings for good */
+	for (uint32_t i = 0; i < ctl->nchunks; i++) {
+		if (atomic_load_explicit(&ctl->desc[i].state, memory_order_acquire) == CT_CHUNK_OWNED) {
+			seqs[i] = __atomic_load_n(&ctl->desc[i].thread_seq, __ATOMIC_RELAXED);
+			c->order[n++] = i;
+		}
+	}
+	qsort_r(c->order, n, sizeof(uint32_t), ct_by_thread, ctl);
+	for (size_t i = 0; i < n; i++) {
+		struct ct_chunk_desc copy;
+		if (!ct_copy_owned(ctl, c->order[i], seqs[c->order[i]], &copy, buf))
+			continue; /* reused while we copied: it was the oldest anyway */
+		ct_note_instance(c, copy.instance, copy.pid);
+		ct_encode_chunk(c, &copy, buf, ctl->chunk_size / 8, CT_EVENTS_SNAPSHOT);
+		done++;
+	}
+	free(buf);
+	free(seqs);
+	c->generation++;
 	return done;
 }

@@ -14,7 +14,7 @@
 #include "record.h"
 
 int ct_pool_create(struct ct_pool *p, uint32_t chunk_size, uint32_t nchunks, uint32_t flags,
-		   uint32_t clock)
+		   uint32_t clock, uint32_t ring_chunks)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t ctl =
@@ -40,6 +40,7 @@ int ct_pool_create(struct ct_pool *p, uint32_t chunk_size, uint32_t nchunks, uin
 	c->flags = flags;
 	c->clock = clock;
 	c->recorder_pid = getpid();
+	c->ring_chunks = ring_chunks;
 	/* the lowest chunks on top of the free stack, so a quiet program touches few pages */
 	for (uint32_t i = nchunks; i-- > 0;)
 		ct_pool_push_free(c, i);

@@ -95,7 +95,13 @@ static void ct_write_meta(struct ct_writer *w, const struct ct_record_opts *o, u
 		ct_meta_add(&b, "hostname", tmp);
 	snprintf(tmp, sizeof(tmp), "%u", o->chunk_size);
 	ct_meta_add(&b, "chunk_size", tmp);
-	ct_meta_add(&b, "mode", o->lossy ? "lossy" : "lossless");
+	if (o->ring_size) {
+		ct_meta_add(&b, "mode", "ring");
+		snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)o->ring_size);
+		ct_meta_add(&b, "ring_size", tmp);
+	} else {
+		ct_meta_add(&b, "mode", o->lossy ? "lossy" : "lossless");
+	}
 	ct_writer_block(w, CT_BLOCK_META, 0, b.data, (uint32_t)b.len, NULL, 0);
 	ct_buf_free(&b);
 	ct_buf_free(&cmd);
@@ -150,10 +156,16 @@ static void ct_run(struct ct_session *s)
 {
 	struct ct_pool_ctl *ctl = s->pool.ctl;
 	uint64_t last_scan = 0;
-
+	uint32_t snapshots = 0;
 	int noted = 0;
 
 	for (;;) {
+		/* flight recorder: a snapshot for every request (SIGUSR2, calltrace snapshot) */
+		uint32_t asked = atomic_load(&ctl->snapshot_requests);
+		if (s->col.ring && asked != snapshots) {
+			snapshots = asked;
+			ct_snapshot(&s->col);
+		}
 		if (ct_forward_sig) {
 			if (!s->child_done)
 				kill(s->child, ct_forward_sig);
@@ -179,9 +191,13 @@ static void ct_run(struct ct_session *s)
 		}
 		if (n)
 			continue;
-		/* threads wait for chunks: some may be held by threads that are gone */
+		/*
+		 * Threads wait for chunks: some may be held by threads that are gone.
+		 * A flight recorder's threads never wait, so look for those regularly.
+		 */
 		uint64_t now = ct_now(CLOCK_MONOTONIC);
-		if (atomic_load(&ctl->free_waiters) && now - last_scan > 50 * 1000 * 1000) {
+		if ((atomic_load(&ctl->free_waiters) || s->col.ring) &&
+		    now - last_scan > 50 * 1000 * 1000) {
 			last_scan = now;
 			if (ct_collect(&s->col, CT_TAKE_DEAD))
 				continue;
@@ -273,7 +289,9 @@ int ct_record(const struct ct_record_opts *o)
 	}
 	s.clock = ct_pick_clock();
 	uint32_t nchunks = (uint32_t)(o->buffer_size / o->chunk_size);
-	if (ct_pool_create(&s.pool, o->chunk_size, nchunks, o->lossy ? CT_POOL_LOSSY : 0, s.clock) <
+	uint32_t flags = (o->lossy ? CT_POOL_LOSSY : 0) | (o->ring_size ? CT_POOL_RING : 0);
+	uint32_t ring_chunks = (uint32_t)ct_max(o->ring_size / o->chunk_size, 2);
+	if (ct_pool_create(&s.pool, o->chunk_size, nchunks, flags, s.clock, ring_chunks) <
 	    0) {
 		ct_error("cannot create a %llu-byte shared buffer: %s",
 			 (unsigned long long)o->buffer_size, strerror(errno));
@@ -297,6 +315,8 @@ int ct_record(const struct ct_record_opts *o)
 		ct_error("cannot write %s: %s; the program runs untraced", o->output,
 			 strerror(s.w.error));
 	ct_collector_init(&s.col, &s.pool, &s.w, o->level);
+	s.col.ring = o->ring_size != 0;
+	s.col.generation = s.col.ring; /* snapshots count from 1 */
 	ct_write_meta(&s.w, o, s.clock);
 	ct_writer_block(&s.w, CT_BLOCK_CLOCK, 0, &start, sizeof(start), NULL, 0);
 	ct_setup_signals();

@@ -17,7 +17,8 @@ struct ct_record_opts {
 	uint64_t buffer_size;
 	uint32_t chunk_size;
 	int lossy;
-	int level; /* zstd level of event blocks */
+	uint64_t ring_size; /* flight recorder: bytes each thread keeps (0: stream everything) */
+	int level;	    /* zstd level of event blocks */
 };
 
 #define CT_DEFAULT_OUTPUT     "calltrace.data"
@@ -37,7 +38,7 @@ struct ct_pool {
 };
 
 int ct_pool_create(struct ct_pool *p, uint32_t chunk_size, uint32_t nchunks, uint32_t flags,
-		   uint32_t clock);
+		   uint32_t clock, uint32_t ring_chunks);
 void ct_pool_destroy(struct ct_pool *p);
 uint32_t ct_pick_clock(void);
 
@@ -71,6 +72,8 @@ struct ct_collector {
 	struct ct_rec_instance *insts;
 	size_t ninsts;
 	struct ct_map next_seq; /* per thread (instance << 32 | tid): its next chunk */
+	int ring;		/* flight recorder */
+	uint32_t generation;	/* flight recorder: the snapshot blocks belong to */
 	uint32_t *order;	/* scratch for sorting chunk indexes */
 };
 
@@ -85,6 +88,8 @@ void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_w
 void ct_collector_free(struct ct_collector *c);
 /* Encode chunks into blocks, each thread's in its order; returns how many. */
 size_t ct_collect(struct ct_collector *c, enum ct_take take);
+/* Flight recorder: write every thread's ring as it is now. */
+size_t ct_snapshot(struct ct_collector *c);
 
 /* symtabs.c: symbol tables of the modules that have events */
 void ct_write_symtabs(struct ct_collector *c);

@@ -95,6 +95,8 @@ int ct_init(void)
 			     pthread_atfork(NULL, NULL, ct_atfork_child) == 0;
 			if (ok)
 				ct_install_crash_handlers();
+			if (ok && (ct_ctl->flags & CT_POOL_RING))
+				ct_install_snapshot_signal();
 		}
 		atomic_store(&ct_state, ok ? CT_RT_READY : CT_RT_OFF);
 	}
@@ -145,6 +147,22 @@ int ct_announce_process(struct ct_thread *t)
 	ct_write_ext(t, CT_EXT_PROCESS, p, (uint32_t)sizeof(*p) + p->exe_len + p->args_len);
 	ct_check_modules(t, 1);
 	return 1;
+}
+
+static int ct_count_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(unsigned long long *)data = info->dlpi_adds;
+	return 1;
+}
+
+int ct_needs_describing(void)
+{
+	unsigned long long adds = 0;
+	if (!atomic_load(&ct_announced))
+		return 1;
+	dl_iterate_phdr(ct_count_cb, &adds);
+	return adds != ct_seen_adds;
 }
 
 struct ct_scan {

@@ -34,11 +34,14 @@ struct ct_thread {
 	int32_t chunk; /* owned chunk + 1: 0 for none (fresh TLS is zero), -1 for scratch */
 	int32_t tid;
 	int32_t pid;
-	uint32_t instance;
+	uint32_t ring_count; /* flight recorder: chunks in this thread's ring */
+	int32_t ring_head;   /* its oldest chunk + 1 (0: none) */
+	int32_t ring_tail;   /* its newest chunk + 1 */
 	uint64_t thread_seq;
 	uint64_t lost; /* events dropped and not yet reported */
 	uint8_t key_armed;
 	uint8_t in_slow; /* the slow path called code that is itself traced */
+	uint8_t in_ring; /* the owned chunk is one of the ring's: it is kept, not published */
 	uint8_t npending;
 	int32_t pending[CT_MAX_PENDING]; /* full chunks an interrupted hook may still write to */
 };
@@ -62,6 +65,13 @@ void ct_mark(uint32_t type, uintptr_t sp) CT_HIDDEN;
 /* thread.c: hooks a signal handler interrupted will not finish (it longjmps out) */
 void ct_abandon_hooks(struct ct_thread *t) CT_HIDDEN;
 
+/* thread.c: make chunk idx the thread's current one (signals blocked) */
+void ct_make_current(struct ct_thread *t, uint32_t idx, int in_ring) CT_HIDDEN;
+
+/* ring.c: the flight recorder */
+int ct_ring_next(struct ct_thread *t) CT_HIDDEN;
+void ct_install_snapshot_signal(void) CT_HIDDEN;
+
 /* thread.c: an extended record from outside the hooks (signals blocked inside) */
 void ct_emit_ext(uint32_t type, const void *payload, uint32_t len) CT_HIDDEN;
 
@@ -81,6 +91,8 @@ int ct_init(void) CT_HIDDEN;
 /* Both return 1 if they wrote records. */
 int ct_announce_process(struct ct_thread *t) CT_HIDDEN;
 int ct_check_modules(struct ct_thread *t, int force) CT_HIDDEN;
+/* init.c: the process is not announced yet, or the loader added modules */
+int ct_needs_describing(void) CT_HIDDEN;
 uint64_t ct_clock_slow(void) CT_HIDDEN;
 
 static inline uint64_t ct_clock(void)

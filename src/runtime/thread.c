@@ -112,6 +112,10 @@ static void ct_retire_chunk(struct ct_thread *t, uint32_t flags)
 
 	d->used = used > ctl->chunk_size ? ctl->chunk_size : (uint32_t)used;
 	d->flags |= flags;
+	if (t->in_ring) {
+		t->in_ring = 0;
+		return; /* it stays in the ring, for the next snapshot */
+	}
 	if ((t->nest & (CT_NEST_PENDING - 1)) > 1 && t->npending < CT_MAX_PENDING) {
 		if (!t->npending)
 			t->nest += CT_NEST_PENDING;
@@ -155,20 +159,16 @@ static void ct_use_scratch(struct ct_thread *t)
 	t->end = ct_scratch + CT_SCRATCH_WORDS;
 }
 
-/* Take a free chunk and make it this thread's; 0 if there is none to take. */
-static int ct_own_free_chunk(struct ct_thread *t, int must)
+/* Make chunk idx this thread's current chunk, stamped with its identity and the clock. */
+void ct_make_current(struct ct_thread *t, uint32_t idx, int in_ring)
 {
 	struct ct_pool_ctl *ctl = ct_ctl;
+	struct ct_chunk_desc *d = &ctl->desc[idx];
 
 	if (!t->tid) {
 		t->tid = (int32_t)syscall(SYS_gettid);
 		t->pid = (int32_t)getpid();
 	}
-	int64_t idx = ct_acquire_free(ctl, must);
-	if (idx < 0)
-		return 0;
-
-	struct ct_chunk_desc *d = &ctl->desc[idx];
 	d->instance = ct_instance;
 	d->pid = t->pid;
 	d->tid = t->tid;
@@ -179,11 +179,54 @@ static int ct_own_free_chunk(struct ct_thread *t, int must)
 	atomic_store_explicit(&d->state, CT_CHUNK_OWNED, memory_order_release);
 
 	t->chunk = (int32_t)idx + 1;
-	t->start = t->pos = ct_pool_chunk(ctl, (uint32_t)idx);
+	t->in_ring = (uint8_t)in_ring;
+	t->start = t->pos = ct_pool_chunk(ctl, idx);
 	t->end = t->start + ctl->chunk_size / 8;
 	if (!t->key_armed) {
 		t->key_armed = 1;
 		pthread_setspecific(ct_key, (void *)1);
+	}
+}
+
+/* Take a free chunk and make it this thread's; 0 if there is none to take. */
+static int ct_own_free_chunk(struct ct_thread *t, int must)
+{
+	int64_t idx = ct_acquire_free(ct_ctl, must);
+	if (idx < 0)
+		return 0;
+	ct_make_current(t, (uint32_t)idx, 0);
+	return 1;
+}
+
+/* Tell what is dropped, first thing in a new chunk. */
+static void ct_tell_lost(struct ct_thread *t)
+{
+	if (t->lost) {
+		uint64_t lost = t->lost;
+		t->lost = 0;
+		ct_write_ext(t, CT_EXT_LOST, &lost, sizeof(lost));
+	}
+}
+
+/*
+ * Flight recorder: names go out at once, in a chunk of their own (the ring
+ * will be overwritten), then the thread moves to the next chunk of its ring.
+ */
+static int ct_take_ring_chunk(struct ct_thread *t)
+{
+	int describe = ct_needs_describing();
+	if (describe && ct_own_free_chunk(t, 0)) {
+		ct_announce_process(t);
+		ct_check_modules(t, 0);
+		ct_retire_chunk(t, 0);
+		describe = 0;
+	}
+	if (!ct_ring_next(t))
+		return 0;
+	ct_tell_lost(t);
+	if (describe) { /* no chunk free: into the ring, better than nowhere */
+		ct_announce_process(t);
+		ct_check_modules(t, 0);
 	}
 	return 1;
 }
@@ -191,13 +234,11 @@ static int ct_own_free_chunk(struct ct_thread *t, int must)
 /* Take a chunk for this thread; 0 if events must be dropped for now. */
 static int ct_take_chunk(struct ct_thread *t, int must)
 {
+	if (ct_ctl->flags & CT_POOL_RING)
+		return ct_take_ring_chunk(t);
 	if (!ct_own_free_chunk(t, must))
 		return 0;
-	if (t->lost) {
-		uint64_t lost = t->lost;
-		t->lost = 0;
-		ct_write_ext(t, CT_EXT_LOST, &lost, sizeof(lost));
-	}
+	ct_tell_lost(t);
 	int described = ct_announce_process(t);
 	if ((t->nest & (CT_NEST_PENDING - 1)) <= 1)
 		described |= ct_check_modules(t, 0);
@@ -386,6 +427,9 @@ void ct_thread_reset_after_fork(struct ct_thread *t)
 	/* The parent still owns our chunks; the child starts afresh. */
 	t->pos = t->end = t->start = NULL;
 	t->chunk = CT_NO_CHUNK;
+	t->in_ring = 0;
+	t->ring_head = t->ring_tail = 0;
+	t->ring_count = 0;
 	t->nest &= CT_NEST_PENDING - 1;
 	t->npending = 0;
 	t->tid = 0;

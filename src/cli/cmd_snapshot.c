@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * calltrace snapshot PID: ask the recorder of a flight-recorder recording to
+ * write every thread's ring now. It finds the recorder's pool through the
+ * program's environment and bumps the request counter there: no signal is
+ * sent to the program, whatever it does with SIGUSR2.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "../common/pool.h"
+#include "../util/util.h"
+
+static const char ct_snapshot_help[] =
+	"usage: calltrace snapshot PID\n\n"
+	"Write a snapshot of a flight recorder: every thread of the program PID, recorded\n"
+	"with 'calltrace record --ring SIZE', has its newest events written to the trace\n"
+	"now (sending SIGUSR2 to the program does the same, unless the program handles\n"
+	"SIGUSR2 itself). Replay shows each snapshot's threads under its number.\n";
+
+/* CALLTRACE_POOL from the program's environment. */
+static char *ct_pool_path_of(pid_t pid)
+{
+	char path[64], buf[1 << 16];
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	for (char *v = buf; v < buf + n; v += strlen(v) + 1)
+		if (!strncmp(v, "CALLTRACE_POOL=", 15))
+			return ct_strdup(v + 15);
+	return NULL;
+}
+
+static int ct_request_snapshot(pid_t pid)
+{
+	if (kill(pid, 0) < 0 && errno == ESRCH) {
+		ct_error("snapshot: no process %d", (int)pid);
+		return CT_EXIT_USAGE;
+	}
+	char *pool = ct_pool_path_of(pid);
+	if (!pool) {
+		ct_error("snapshot: process %d is not traced by calltrace (or may not be read)",
+			 (int)pid);
+		return CT_EXIT_USAGE;
+	}
+	int fd = open(pool, O_RDWR | O_CLOEXEC);
+	free(pool);
+	struct ct_pool_ctl *ctl = MAP_FAILED;
+	if (fd >= 0)
+		ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (ctl == MAP_FAILED || ctl->magic != CT_POOL_MAGIC) {
+		ct_error("snapshot: the recorder of process %d is gone", (int)pid);
+		if (ctl != MAP_FAILED)
+			munmap(ctl, sizeof(*ctl));
+		return 1;
+	}
+	int ring = ctl->flags & CT_POOL_RING;
+	if (ring) {
+		atomic_fetch_add(&ctl->snapshot_requests, 1);
+		atomic_fetch_add(&ctl->wake_seq, 1);
+		syscall(SYS_futex, &ctl->wake_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+	}
+	munmap(ctl, sizeof(*ctl));
+	if (!ring) {
+		ct_error("snapshot: process %d is recorded in full, not as a flight recorder "
+			 "(record --ring SIZE)",
+			 (int)pid);
+		return CT_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int ct_cmd_snapshot(int argc, char **argv)
+{
+	static const struct option longopts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	int c;
+
+	while ((c = ct_getopt("snapshot", argc, argv, "h", longopts)) != -1) {
+		if (c == 'h') {
+			fputs(ct_snapshot_help, stdout);
+			return 0;
+		}
+		return CT_EXIT_USAGE;
+	}
+	char *end;
+	long pid = optind + 1 == argc ? strtol(argv[optind], &end, 10) : 0;
+	if (optind + 1 != argc || *end || pid <= 0) {
+		ct_error("snapshot: give one process id (usage: calltrace snapshot PID)");
+		return CT_EXIT_USAGE;
+	}
+	return ct_request_snapshot((pid_t)pid);
+}
