@@ -82,6 +82,7 @@ def tools_for(work, ct, args):
     if shutil.which('lttng') and lttng:
         t['lttng-ust'] = (['./fib_fi'] + args, dict(os.environ, LD_PRELOAD=lttng))
     t['calltrace'] = ([ct, 'record', '-o', 'ct.data', '--', './fib_fi'] + args, None)
+    t['calltrace-ring'] = ([ct, 'record', '--ring', '1M', '-o', 'ctr.data', '--', './fib_fi'] + args, None)
     return t
 
 
@@ -99,7 +100,7 @@ def bench(name, args, calls, ct, runs, work):
     if 'lttng-ust' in tools:
         lttng_session(work, True)
     res = {k: [] for k in tools}
-    details = []
+    details, ring_details = [], []
     for i in range(runs + 1):
         for k, (cmd, env) in tools.items():
             shutil.rmtree(f'{work}/uf.data', ignore_errors=True)
@@ -109,6 +110,8 @@ def bench(name, args, calls, ct, runs, work):
             res[k].append((w, c))
             if k == 'calltrace':
                 details.append(calltrace_details(ct, 'ct.data', work))
+            if k == 'calltrace-ring':
+                ring_details.append(calltrace_details(ct, 'ctr.data', work))
     if 'lttng-ust' in tools:
         lttng_session(work, False)
     pw = statistics.median(x[0] for x in res['plain'])
@@ -129,19 +132,25 @@ def bench(name, args, calls, ct, runs, work):
             'recorder_peak_mib': d['recorder_rss_mib'],
             'trace_bytes': d['bytes'],
         })
+    if ring_details:
+        rows['calltrace-ring']['program_ns_per_call'] = (
+            statistics.median(x['program_cpu'] for x in ring_details) - pc) / calls * 1e9
     return rows
 
 
 def report(name, calls, runs, rows):
     print(f'\n{name}: {calls:,} calls, median of {runs} runs, ns per call above the plain program')
-    print(f"  {'tool':12s} {'wall':>9s} {'cpu':>9s} {'wall ns/call':>13s} {'cpu ns/call':>12s}")
+    print(f"  {'tool':14s} {'wall':>9s} {'cpu':>9s} {'wall ns/call':>13s} {'cpu ns/call':>12s}")
     for k, r in rows.items():
-        print(f"  {k:12s} {r['wall_s']:8.3f}s {r['cpu_s']:8.3f}s {r['wall_ns_per_call']:13.1f} {r['cpu_ns_per_call']:12.1f}")
+        print(f"  {k:14s} {r['wall_s']:8.3f}s {r['cpu_s']:8.3f}s {r['wall_ns_per_call']:13.1f} {r['cpu_ns_per_call']:12.1f}")
     c = rows.get('calltrace', {})
     if 'program_ns_per_call' in c:
         print(f"  calltrace: program {c['program_ns_per_call']:.1f} ns/call, recorder {c['recorder_ns_per_call']:.1f} ns/call, "
               f"{c['bytes_per_event']:.2f} bytes/event on disk, recorder {c['recorder_events_per_s']/1e6:.0f} M events/s, "
               f"recorder peak {c['recorder_peak_mib']:.1f} MiB")
+    r = rows.get('calltrace-ring', {})
+    if 'program_ns_per_call' in r:
+        print(f"  calltrace --ring 1M: program {r['program_ns_per_call']:.1f} ns/call (streaming: {c.get('program_ns_per_call', 0):.1f})")
     for peer in ('uftrace', 'lttng-ust'):
         if peer in rows and rows[peer]['cpu_ns_per_call'] > 0:
             print(f"  calltrace / {peer}: total CPU per call {c['cpu_ns_per_call'] / rows[peer]['cpu_ns_per_call']:.3f}, "
