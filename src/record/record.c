@@ -117,6 +117,7 @@ struct ct_session {
 	uint32_t clock;
 	uint64_t start_ns;
 	const char *argv0;
+	int write_failed; /* said so already */
 };
 
 /* Reap whatever ended; true when no traced process is left. */
@@ -172,7 +173,8 @@ static void ct_run(struct ct_session *s)
 			ct_forward_sig = 0;
 		}
 		size_t n = ct_collect(&s->col, CT_TAKE_FULL);
-		if (s->w.error && atomic_load(&ctl->state) == CT_POOL_RECORDING) {
+		if (s->w.error && !s->write_failed) {
+			s->write_failed = 1;
 			ct_error("cannot write the trace: %s; the program goes on untraced",
 				 strerror(s->w.error));
 			atomic_store(&ctl->state, CT_POOL_DETACHED);
@@ -327,7 +329,7 @@ int ct_record(const struct ct_record_opts *o)
 		ct_error("%s recorded no function calls: build it with -finstrument-functions "
 			 "(e.g. gcc -g -finstrument-functions prog.c -o prog)",
 			 o->argv[0]);
-	if (s.w.error)
+	if (s.w.error && !s.write_failed)
 		ct_error("%s is incomplete: %s", o->output, strerror(s.w.error));
 	if (ct_writer_close(&s.w) < 0 && !s.w.error)
 		ct_error("cannot write %s: %s", o->output, strerror(errno));
