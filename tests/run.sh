@@ -83,7 +83,7 @@ for p in "${progs[@]}"; do
 		echo "$p $c"
 	done
 done | awk '$1 == "recursion" { print; next } { rest[n++] = $0 }
-	END { for (i = 0; i < n; i++) print rest[i] }' | xargs -P "$JOBS" -n 2 "$LIB/job.sh"
+	END { for (i = 0; i < n; i++) print rest[i] }' | xargs -r -P "$JOBS" -n 2 "$LIB/job.sh"
 
 for p in "${progs[@]}"; do
 	for c in $COMBOS; do
@@ -285,6 +285,24 @@ if [ -n "$CT" ] && [ -z "$FILTER" ]; then
 		fi
 	fi
 	cd "$ROOT" || exit 2
+fi
+
+# ---- fault scenarios (tests/faults.sh: kills, crashes, full disk, full pool, ring) ----
+# With a REGEX, only if it matches "faults" (tests/run.sh faults: these alone).
+if [ -n "$CT" ] && { [ -z "$FILTER" ] || [[ faults =~ $FILTER ]]; }; then
+	FO=$OUT/faults.out
+	(cd "$ROOT" && OUT=$OUT CT=$CT PY=$PY bash tests/faults.sh) >"$FO" 2>&1
+	st=$?
+	n=$(grep -c '^ok ' "$FO")
+	m=$(grep -c '^FAIL ' "$FO")
+	grep -v '^[0-9]* passed, [0-9]* failed$' "$FO"
+	passed=$((passed + n))
+	failed=$((failed + m))
+	if [ $st != 0 ] && [ "$m" = 0 ]; then
+		bad faults.sh "tests/faults.sh exited with status $st" "$FO"
+	elif [ $((n + m)) = 0 ]; then
+		bad faults.sh "tests/faults.sh printed no ok/FAIL line" "$FO"
+	fi
 fi
 
 # ---- unit tests (tests/unit/, the tool's own) ----------------------------------------

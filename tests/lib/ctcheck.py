@@ -23,7 +23,10 @@ lines separate threads, every other line is
 
 with text one of `name();`, `name(); /* unwound */`, `name(); /* unfinished */`,
 `name() {`, `} /* name */`, `} /* name: unwound */`, `} /* name: unfinished */`,
-`} /* name: entered before tracing */`.
+`} /* name: entered before tracing */`, and two lines that are not calls:
+`*** SIGSEGV at bad+0x26 (address 0x0) ***` (a crash, inside the frame it
+happened in) and `/* lost N events */` (lossy mode); they are not part of
+the normalised tree.
 
 Normalisation drops compiler-generated functions (DROP below) and attaches
 their children to their parent. A normalised tree has one line per call,
@@ -47,6 +50,8 @@ CLOSE = re.compile(r'^\} /\* (.+) \*/$')
 LEAF_MARK = re.compile(r'^(.+)\(\); /\* (unwound|unfinished) \*/$')
 LEAF = re.compile(r'^(.+)\(\);$')
 OPEN = re.compile(r'^(.+)\(\) \{$')
+CRASH = re.compile(r'^\*\*\* SIG[A-Z0-9]+ at \S+( \(address 0x[0-9a-f]+\))? \*\*\*$')
+LOST = re.compile(r'^/\* lost [1-9]\d* events \*/$')
 
 
 class Bad(Exception):
@@ -133,6 +138,12 @@ def parse_replay(path):
                     raise Bad('return at depth %d, its call is at depth %d: %s' %
                               (depth, len(stack) - 1, where()))
                 stack.pop().mark = mark
+                continue
+            if CRASH.match(text):
+                if depth != len(stack):
+                    raise Bad('crash at depth %d with %d calls open: %s' % (depth, len(stack), where()))
+                continue
+            if LOST.match(text):
                 continue
             m = LEAF_MARK.match(text) or LEAF.match(text)
             if m:
