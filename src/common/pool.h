@@ -60,6 +60,22 @@ struct ct_chunk_desc {
 	uint32_t reserved;
 };
 
+/*
+ * Lossy mode: a thread that drops events counts them here, in shared memory,
+ * so the count survives the thread (SIGKILL, a crash). The recorder writes
+ * what the thread did not get to tell in its stream.
+ */
+struct ct_lost_slot {
+	_Atomic int32_t tid; /* 0: free */
+	int32_t pid;
+	uint32_t instance;
+	uint32_t reserved;
+	_Atomic uint64_t dropped; /* events dropped, all told */
+	_Atomic uint64_t told;	  /* of which said by a lost record in the thread's stream */
+};
+
+#define CT_LOST_SLOTS 4096
+
 struct ct_pool_ctl {
 	uint64_t magic;
 	uint32_t version;
@@ -87,6 +103,7 @@ struct ct_pool_ctl {
 	_Atomic uint64_t wait_count;  /* times a thread waited for a chunk */
 
 	uint32_t ring_chunks;		     /* flight recorder: chunks each thread keeps */
+	uint32_t lost_slots_offset;	     /* from the start of the pool; CT_LOST_SLOTS of them */
 	_Atomic uint32_t snapshot_requests; /* flight recorder: bumped to ask for a snapshot */
 
 	uint8_t pad[64];
@@ -96,6 +113,11 @@ struct ct_pool_ctl {
 static inline uint64_t *ct_pool_chunk(struct ct_pool_ctl *ctl, uint32_t idx)
 {
 	return (uint64_t *)((char *)ctl + ctl->ctl_size + (uint64_t)idx * ctl->chunk_size);
+}
+
+static inline struct ct_lost_slot *ct_pool_lost_slots(struct ct_pool_ctl *ctl)
+{
+	return (struct ct_lost_slot *)((char *)ctl + ctl->lost_slots_offset);
 }
 
 static inline uint64_t ct_pool_size(const struct ct_pool_ctl *ctl)

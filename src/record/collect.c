@@ -23,6 +23,7 @@ void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_w
 	ct_encoder_init(&c->enc, pool->ctl->chunk_size / 16, level);
 	ct_map_init(&c->seen, 1024);
 	ct_map_init(&c->next_seq, 64);
+	ct_map_init(&c->last_clock, 64);
 	c->order = ct_calloc(pool->ctl->nchunks, sizeof(uint32_t));
 }
 
@@ -31,6 +32,7 @@ void ct_collector_free(struct ct_collector *c)
 	ct_encoder_free(&c->enc);
 	ct_map_free(&c->seen);
 	ct_map_free(&c->next_seq);
+	ct_map_free(&c->last_clock);
 	for (size_t i = 0; i < c->nmods; i++)
 		free(c->mods[i].path);
 	free(c->mods);
@@ -254,10 +256,24 @@ static uint64_t ct_encode_chunk(struct ct_collector *c, const struct ct_chunk_de
 			ct_map_put(&c->seen, (uint64_t)d->instance << 47 | addr, &added);
 		}
 	}
+	if (e->hdr.nrecords) {
+		int added;
+		*ct_map_put(&c->last_clock,
+			    (uint64_t)d->instance << 32 | (uint32_t)d->tid | UINT64_C(1) << 63, &added) =
+			e->hdr.last_clock;
+	}
 	c->events += calls;
 	if (flags & CT_EVENTS_SALVAGED)
 		c->salvaged += calls;
 	return i * 8;
+}
+
+/* The clock of a thread's last record we wrote, to date what it lost after it. */
+static uint64_t ct_last_clock(struct ct_collector *c, const struct ct_chunk_desc *d)
+{
+	uint64_t *v = ct_map_find(&c->last_clock,
+				  (uint64_t)d->instance << 32 | (uint32_t)d->tid | UINT64_C(1) << 63);
+	return v ? *v : d->base_clock;
 }
 
 static void ct_recycle(struct ct_collector *c, uint32_t idx, uint64_t dirty)
@@ -308,6 +324,40 @@ static int ct_thread_gone(struct ct_collector *c, const struct ct_chunk_desc *d)
 }
 
 /*
+ * Lossy mode: what threads dropped and did not get to tell in their stream
+ * (killed, crashed, or ended while dropping), told by us in a block of their
+ * own, after their last events.
+ */
+static void ct_tell_untold(struct ct_collector *c, int everyone)
+{
+	struct ct_pool_ctl *ctl = c->pool->ctl;
+	struct ct_lost_slot *slots = ct_pool_lost_slots(ctl);
+
+	for (uint32_t i = 0; i < CT_LOST_SLOTS; i++) {
+		struct ct_lost_slot *s = &slots[i];
+		int32_t tid = atomic_load(&s->tid);
+		if (!tid)
+			continue;
+		struct ct_chunk_desc d = { .instance = s->instance, .pid = s->pid, .tid = tid,
+					   .thread_seq = UINT64_MAX };
+		if (!everyone && !ct_thread_gone(c, &d))
+			continue;
+		uint64_t untold = atomic_load(&s->dropped) - atomic_load(&s->told);
+		if (untold) {
+			struct ct_encoder *e = &c->enc;
+			ct_encoder_begin(e, d.instance, d.pid, d.tid, d.thread_seq, CT_EVENTS_LAST, 1);
+			e->hdr.snapshot = c->generation;
+			ct_encoder_ext(e, ct_last_clock(c, &d), CT_EXT_LOST, &untold, sizeof(untold));
+			ct_encoder_finish(e);
+			ct_writer_block(c->w, CT_BLOCK_EVENTS, 0, e->out.data, (uint32_t)e->out.len,
+					NULL, 0);
+			c->lost += untold;
+		}
+		atomic_store(&s->tid, 0);
+	}
+}
+
+/*
  * Which chunks to take: published ones always; owned ones of threads that
  * are gone (CT_TAKE_DEAD) or all owned ones (CT_TAKE_ALL, at the end).
  */
@@ -355,6 +405,8 @@ size_t ct_collect(struct ct_collector *c, enum ct_take take)
 		ct_collect_chunk(c, c->order[i], atomic_load(&d->state) == CT_CHUNK_OWNED);
 		done++;
 	}
+	if (take != CT_TAKE_FULL)
+		ct_tell_untold(c, take == CT_TAKE_ALL);
 	return done;
 }
 

@@ -234,8 +234,7 @@ static void ct_finish(struct ct_session *s)
 
 	struct ct_end_rec rec = {
 		.events = s->col.events,
-		/* the pool's count includes drops no record could tell in the end */
-		.lost = ct_max(s->col.lost, atomic_load(&s->pool.ctl->lost_events)),
+		.lost = s->col.lost,
 		.salvaged = s->col.salvaged,
 		.abandoned = s->col.abandoned,
 		.waits = atomic_load(&s->pool.ctl->wait_count),

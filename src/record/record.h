@@ -71,7 +71,8 @@ struct ct_collector {
 	size_t nmods;
 	struct ct_rec_instance *insts;
 	size_t ninsts;
-	struct ct_map next_seq; /* per thread (instance << 32 | tid): its next chunk */
+	struct ct_map next_seq;	  /* per thread (instance << 32 | tid): its next chunk */
+	struct ct_map last_clock; /* per thread: the clock of its last record written */
 	int ring;		/* flight recorder */
 	uint32_t generation;	/* flight recorder: the snapshot blocks belong to */
 	uint32_t *order;	/* scratch for sorting chunk indexes */

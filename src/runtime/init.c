@@ -144,7 +144,7 @@ int ct_announce_process(struct ct_thread *t)
 	text[n] = 0;
 	p->exe_len = (uint32_t)n + 1;
 	p->args_len = ct_read_file("/proc/self/cmdline", text + p->exe_len, room - p->exe_len);
-	ct_write_ext(t, CT_EXT_PROCESS, p, (uint32_t)sizeof(*p) + p->exe_len + p->args_len);
+	ct_write_ext(t, CT_EXT_PROCESS, p, (uint32_t)sizeof(*p) + p->exe_len + p->args_len, 1);
 	ct_check_modules(t, 1);
 	return 1;
 }
@@ -237,7 +237,7 @@ static int ct_module_cb(struct dl_phdr_info *info, size_t size, void *data)
 	}
 	path[n] = 0;
 	m->path_len = (uint32_t)n + 1;
-	ct_write_ext(scan->t, CT_EXT_MODULE, m, (uint32_t)sizeof(*m) + m->path_len);
+	ct_write_ext(scan->t, CT_EXT_MODULE, m, (uint32_t)sizeof(*m) + m->path_len, 1);
 	return 0;
 }
 

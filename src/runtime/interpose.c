@@ -150,7 +150,7 @@ static int ct_personality(ct_personality_fn *real, const char *name, int version
 		uint64_t where[2] = { ct_get_cfa ? ct_get_cfa(context) : 0, /* the frame's sp */
 				      ct_get_region_start ? ct_get_region_start(context) : 0 };
 		if (where[0])
-			ct_emit_ext(CT_EXT_LANDING, where, sizeof(where));
+			ct_emit_ext(CT_EXT_LANDING, where, sizeof(where), 0);
 	}
 	return r;
 }

@@ -31,17 +31,19 @@ struct ct_thread {
 	uint64_t *end; /* end of the owned chunk */
 	long nest;     /* hooks in progress (a signal can interrupt a hook) */
 	uint64_t *start;
-	int32_t chunk; /* owned chunk + 1: 0 for none (fresh TLS is zero), -1 for scratch */
+	int32_t chunk; /* owned chunk + 1: 0 for none (fresh TLS is zero) */
 	int32_t tid;
 	int32_t pid;
 	uint32_t ring_count; /* flight recorder: chunks in this thread's ring */
 	int32_t ring_head;   /* its oldest chunk + 1 (0: none) */
 	int32_t ring_tail;   /* its newest chunk + 1 */
 	uint64_t thread_seq;
-	uint64_t lost; /* events dropped and not yet reported */
+	uint64_t lost;	   /* events dropped and not yet told, when no lost slot was free */
+	int32_t lost_slot; /* lossy mode: this thread's slot + 1 (0: none yet, -1: none free) */
 	uint8_t key_armed;
 	uint8_t in_slow; /* the slow path called code that is itself traced */
-	uint8_t in_ring; /* the owned chunk is one of the ring's: it is kept, not published */
+	uint8_t in_ring;  /* the owned chunk is one of the ring's: it is kept, not published */
+	uint8_t dropping; /* lossy mode: no chunk was free, events are counted, not written */
 	uint8_t npending;
 	int32_t pending[CT_MAX_PENDING]; /* full chunks an interrupted hook may still write to */
 };
@@ -65,6 +67,9 @@ void ct_mark(uint32_t type, uintptr_t sp) CT_HIDDEN;
 /* thread.c: hooks a signal handler interrupted will not finish (it longjmps out) */
 void ct_abandon_hooks(struct ct_thread *t) CT_HIDDEN;
 
+/* thread.c: learn the thread's tid and pid */
+void ct_identify(struct ct_thread *t) CT_HIDDEN;
+
 /* thread.c: make chunk idx the thread's current one (signals blocked) */
 void ct_make_current(struct ct_thread *t, uint32_t idx, int in_ring) CT_HIDDEN;
 
@@ -73,7 +78,12 @@ int ct_ring_next(struct ct_thread *t) CT_HIDDEN;
 void ct_install_snapshot_signal(void) CT_HIDDEN;
 
 /* thread.c: an extended record from outside the hooks (signals blocked inside) */
-void ct_emit_ext(uint32_t type, const void *payload, uint32_t len) CT_HIDDEN;
+void ct_emit_ext(uint32_t type, const void *payload, uint32_t len, int must) CT_HIDDEN;
+
+/* lost.c: lossy mode's count of dropped events, in shared memory */
+void ct_drop(struct ct_thread *t, uint64_t n) CT_HIDDEN;
+uint64_t ct_untold(struct ct_thread *t) CT_HIDDEN;
+void ct_told(struct ct_thread *t, uint64_t n) CT_HIDDEN;
 
 /* crash.c: record fatal signals the program leaves at their default action */
 void ct_install_crash_handlers(void) CT_HIDDEN;
@@ -81,7 +91,8 @@ void ct_install_crash_handlers(void) CT_HIDDEN;
 /* interpose.c */
 void ct_resolve_interposed(void) CT_HIDDEN;
 void ct_after_nested(struct ct_thread *t) CT_HIDDEN;
-int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32_t len) CT_HIDDEN;
+int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32_t len,
+		 int must) CT_HIDDEN;
 void ct_thread_reset_after_fork(struct ct_thread *t) CT_HIDDEN;
 void ct_thread_end(struct ct_thread *t) CT_HIDDEN;
 void ct_flush_lost(struct ct_thread *t) CT_HIDDEN;

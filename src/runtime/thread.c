@@ -23,11 +23,7 @@
 
 #include "runtime.h"
 
-/* Where events go while they are being dropped (lossy mode, pool empty). */
-#define CT_SCRATCH_WORDS 4096
-#define CT_NO_CHUNK	 0
-#define CT_SCRATCH_CHUNK (-1)
-static uint64_t ct_scratch[CT_SCRATCH_WORDS] __attribute__((aligned(64)));
+#define CT_NO_CHUNK 0
 
 struct ct_saved {
 	sigset_t mask;
@@ -81,13 +77,6 @@ static void ct_publish(struct ct_pool_ctl *ctl, int32_t idx)
 	ct_wake_recorder(ctl, 0);
 }
 
-/* Events dropped: told per thread in the stream, and in total in the pool at once. */
-static void ct_count_lost(struct ct_thread *t, uint64_t n)
-{
-	t->lost += n;
-	atomic_fetch_add(&ct_ctl->lost_events, n);
-}
-
 /* Give up the owned chunk: publish it now, or later if a hook below us may still write to it. */
 static void ct_retire_chunk(struct ct_thread *t, uint32_t flags)
 {
@@ -98,11 +87,6 @@ static void ct_retire_chunk(struct ct_thread *t, uint32_t flags)
 	t->pos = t->end = t->start = NULL;
 	if (chunk == CT_NO_CHUNK)
 		return;
-	if (chunk == CT_SCRATCH_CHUNK) {
-		uint64_t dropped = (uint64_t)(pos - ct_scratch) / 2;
-		ct_count_lost(t, dropped > CT_SCRATCH_WORDS / 2 ? CT_SCRATCH_WORDS / 2 : dropped);
-		return;
-	}
 
 	int32_t idx = chunk - 1;
 	struct ct_pool_ctl *ctl = ct_ctl;
@@ -152,11 +136,13 @@ static int64_t ct_acquire_free(struct ct_pool_ctl *ctl, int must)
 	}
 }
 
-static void ct_use_scratch(struct ct_thread *t)
+/* Learn this thread's ids, once (and again in a forked child). */
+void ct_identify(struct ct_thread *t)
 {
-	t->chunk = CT_SCRATCH_CHUNK;
-	t->start = t->pos = ct_scratch;
-	t->end = ct_scratch + CT_SCRATCH_WORDS;
+	if (!t->tid) {
+		t->tid = (int32_t)syscall(SYS_gettid);
+		t->pid = (int32_t)getpid();
+	}
 }
 
 /* Make chunk idx this thread's current chunk, stamped with its identity and the clock. */
@@ -165,10 +151,7 @@ void ct_make_current(struct ct_thread *t, uint32_t idx, int in_ring)
 	struct ct_pool_ctl *ctl = ct_ctl;
 	struct ct_chunk_desc *d = &ctl->desc[idx];
 
-	if (!t->tid) {
-		t->tid = (int32_t)syscall(SYS_gettid);
-		t->pid = (int32_t)getpid();
-	}
+	ct_identify(t);
 	d->instance = ct_instance;
 	d->pid = t->pid;
 	d->tid = t->tid;
@@ -198,14 +181,13 @@ static int ct_own_free_chunk(struct ct_thread *t, int must)
 	return 1;
 }
 
-/* Tell what is dropped, first thing in a new chunk. */
+/* Tell what was dropped, first thing in a new chunk (or where there is room). */
 static void ct_tell_lost(struct ct_thread *t)
 {
-	if (t->lost) {
-		uint64_t lost = t->lost;
-		t->lost = 0;
-		ct_write_ext(t, CT_EXT_LOST, &lost, sizeof(lost));
-	}
+	uint64_t n = ct_untold(t);
+	t->dropping = 0;
+	if (n && ct_write_ext(t, CT_EXT_LOST, &n, sizeof(n), 1) == 0)
+		ct_told(t, n);
 }
 
 /*
@@ -260,10 +242,10 @@ static uint64_t *ct_slow_reserve_blocked(struct ct_thread *t)
 	}
 	ct_retire_chunk(t, 0);
 	if (!ct_tracing() || !ct_take_chunk(t, 0)) {
-		if (!ct_tracing())
-			return NULL;
-		ct_count_lost(t, 1);
-		ct_use_scratch(t);
+		if (ct_tracing()) {
+			ct_drop(t, 1); /* lossy mode, no chunk free: drop until one is */
+			t->dropping = 1;
+		}
 		return NULL;
 	}
 	uint64_t *p = t->pos;
@@ -283,10 +265,16 @@ static uint64_t *ct_slow_reserve(struct ct_thread *t)
 	struct ct_saved saved;
 	uint64_t *p = NULL;
 
+	/* dropping (lossy mode): count, without a syscall, until a chunk is free */
+	if (t->dropping && atomic_load_explicit(&ct_ctl->free_count, memory_order_relaxed) <= 0) {
+		t->pos = NULL;
+		ct_drop(t, 1);
+		return NULL;
+	}
 	if (t->in_slow) {
 		/* our own slow path called traced code (a traced malloc, say) */
 		if (state == CT_RT_READY)
-			ct_count_lost(t, 1);
+			ct_drop(t, 1);
 		return NULL;
 	}
 	ct_enter_slow(&saved);
@@ -347,15 +335,18 @@ void ct_abandon_hooks(struct ct_thread *t)
 	ct_leave_slow(&saved);
 }
 
-/* Append an extended record (signals blocked by the caller). */
-int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32_t len)
+/*
+ * Append an extended record (signals blocked by the caller); with must, wait
+ * for a chunk even in lossy mode (names, a crash: they must get through).
+ */
+int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32_t len, int must)
 {
 	uint32_t nwords = (len + 15) / 16 * 2; /* keep every record a multiple of 16 bytes */
 	if (nwords > CT_EXT_MAX_WORDS)
 		return -1;
 	if (t->chunk <= CT_NO_CHUNK || t->pos + 2 + nwords > t->end) {
 		ct_retire_chunk(t, 0);
-		if (!ct_tracing() || !ct_take_chunk(t, 0))
+		if (!ct_tracing() || !ct_take_chunk(t, must))
 			return -1;
 		if (t->pos + 2 + nwords > t->end)
 			return -1;
@@ -371,7 +362,7 @@ int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32
 	return 0;
 }
 
-void ct_emit_ext(uint32_t type, const void *payload, uint32_t len)
+void ct_emit_ext(uint32_t type, const void *payload, uint32_t len, int must)
 {
 	struct ct_thread *t = &ct_self;
 	struct ct_saved saved;
@@ -380,8 +371,11 @@ void ct_emit_ext(uint32_t type, const void *payload, uint32_t len)
 		return;
 	ct_enter_slow(&saved);
 	t->in_slow = 1;
-	if (ct_tracing())
-		ct_write_ext(t, type, payload, len);
+	if (ct_tracing()) {
+		if (must)
+			ct_flush_lost(t);
+		ct_write_ext(t, type, payload, len, must);
+	}
 	t->in_slow = 0;
 	ct_leave_slow(&saved);
 }
@@ -393,18 +387,14 @@ void ct_emit_ext(uint32_t type, const void *payload, uint32_t len)
  */
 void ct_flush_lost(struct ct_thread *t)
 {
-	if (t->chunk == CT_SCRATCH_CHUNK)
-		ct_retire_chunk(t, 0);
-	if (!t->lost || !ct_tracing())
+	if (!ct_tracing() || !ct_untold(t))
 		return;
 	if (t->chunk > CT_NO_CHUNK && t->pos + 4 <= t->end) {
-		uint64_t lost = t->lost;
-		t->lost = 0;
-		ct_write_ext(t, CT_EXT_LOST, &lost, sizeof(lost));
+		ct_tell_lost(t);
 		return;
 	}
 	ct_retire_chunk(t, 0);
-	ct_take_chunk(t, 1); /* a new chunk starts with the count */
+	ct_take_chunk(t, 1); /* it tells first thing */
 }
 
 void ct_thread_end(struct ct_thread *t)
@@ -416,7 +406,7 @@ void ct_thread_end(struct ct_thread *t)
 	ct_flush_lost(t);
 	if (t->chunk > CT_NO_CHUNK) {
 		uint64_t end = 0;
-		ct_write_ext(t, CT_EXT_THREAD_END, &end, sizeof(end));
+		ct_write_ext(t, CT_EXT_THREAD_END, &end, sizeof(end), 0);
 		ct_retire_chunk(t, CT_CHUNK_LAST);
 	}
 	ct_leave_slow(&saved);
@@ -436,4 +426,6 @@ void ct_thread_reset_after_fork(struct ct_thread *t)
 	t->pid = 0;
 	t->thread_seq = 0;
 	t->lost = 0;
+	t->lost_slot = 0;
+	t->dropping = 0;
 }
