@@ -99,7 +99,6 @@ struct ct_pool_ctl {
 	_Atomic uint32_t free_waiters;
 	_Atomic uint32_t free_seq;
 
-	_Atomic uint64_t lost_events; /* dropped events, all threads */
 	_Atomic uint64_t wait_count;  /* times a thread waited for a chunk */
 
 	uint32_t ring_chunks;		     /* flight recorder: chunks each thread keeps */
