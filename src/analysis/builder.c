@@ -110,7 +110,9 @@ static void ct_on_enter(struct ct_builder *b, const struct ct_event *ev)
 		b->stack = ct_realloc(b->stack, b->cap * sizeof(*b->stack));
 	}
 	struct ct_frame *f = &b->stack[b->depth];
-	*f = (struct ct_frame){ .addr = ev->addr, .enter_clock = ev->clock, .sp = ev->sp };
+	*f = (struct ct_frame){
+		.addr = ev->addr, .enter_clock = ev->clock, .sp = ev->sp, .user = b->next_user
+	};
 	b->ops->enter(b->ctx, f, b->depth++);
 }
 

@@ -56,6 +56,7 @@ struct ct_builder {
 	int unwinding;		    /* an exception is in flight since throw_clock */
 	uint64_t throw_clock;
 	uint64_t landing_sp, landing_fn; /* where the last landing pad ran */
+	uint32_t next_user;		 /* ct_frame.user of the next frame pushed */
 	const struct ct_builder_ops *ops;
 	void *ctx;
 };

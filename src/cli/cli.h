@@ -9,6 +9,7 @@
 #include "../format/reader.h"
 #include "../output/output.h"
 #include "../symbols/symbols.h"
+#include "../analysis/walk.h"
 
 int ct_cmd_record(int argc, char **argv);
 int ct_cmd_replay(int argc, char **argv);
@@ -16,6 +17,7 @@ int ct_cmd_report(int argc, char **argv);
 int ct_cmd_info(int argc, char **argv);
 int ct_cmd_dump(int argc, char **argv);
 int ct_cmd_snapshot(int argc, char **argv);
+int ct_cmd_flame(int argc, char **argv);
 
 /* getopt_long with our one-line errors; returns -2 after printing a usage error. */
 int ct_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
@@ -42,6 +44,53 @@ struct ct_read_opts {
 	"      --no-demangle    show C++ names as they are in the binary\n"                        \
 	"      --color=WHEN     auto (on a terminal, unless NO_COLOR is set), always, never\n"     \
 	"  -h, --help           this help\n"
+
+/*
+ * The filter options every command that walks calls shares (replay, report,
+ * export, flame, live): -F -N -D -t --tid --pid --since --until --no-std
+ * --regex. Long-only option values are 1300..1399.
+ */
+struct ct_cli_filter {
+	struct ct_filter f;
+	const char *only[64], *hide[64];
+	int nonly, nhide;
+	int32_t tids[64], pids[64];
+	int ntids, npids;
+};
+
+/* clang-format off */
+#define CT_FILTER_SHORTOPTS "F:N:D:t:"
+#define CT_FILTER_LONGOPTS                                                                         \
+	{ "filter", required_argument, NULL, 'F' },                                                \
+	{ "notrace", required_argument, NULL, 'N' },                                               \
+	{ "depth", required_argument, NULL, 'D' },                                                 \
+	{ "time-filter", required_argument, NULL, 't' },                                           \
+	{ "tid", required_argument, NULL, 1300 },                                                  \
+	{ "pid", required_argument, NULL, 1301 },                                                  \
+	{ "since", required_argument, NULL, 1302 },                                                \
+	{ "until", required_argument, NULL, 1303 },                                                \
+	{ "no-std", no_argument, NULL, 1304 },                                                     \
+	{ "regex", no_argument, NULL, 1305 }
+/* clang-format on */
+
+#define CT_FILTER_HELP                                                                             \
+	"  -F, --filter=PATTERN only calls under a matching function (repeatable)\n"               \
+	"  -N, --notrace=PATTERN hide matching functions and what they call (repeatable)\n"        \
+	"  -D, --depth=N        at most N levels deep (under -F: below the match)\n"               \
+	"  -t, --time-filter=DUR hide calls shorter than DUR (10us, 1.5ms, 2s)\n"                  \
+	"      --tid=TID        only this thread (repeatable)\n"                                    \
+	"      --pid=PID        only this process (repeatable)\n"                                   \
+	"      --since=T, --until=T only calls that start in this window (seconds from the\n"      \
+	"                       start, or with a unit: 250ms)\n"                                    \
+	"      --no-std         hide the C++ standard library and functions declared in system\n"  \
+	"                       headers, showing what they call in their place\n"                  \
+	"      --regex          PATTERNs are extended regular expressions (default: globs)\n"
+
+void ct_cli_filter_init(struct ct_cli_filter *cf);
+/* A filter option; 1 if it was one, -1 on a bad value (message printed). */
+int ct_cli_filter_opt(const char *cmd, struct ct_cli_filter *cf, int c, const char *arg);
+/* "10us" "1.5ms" "2s" "250" (ns) -> ns; -1 if it is not a duration */
+double ct_parse_duration(const char *s);
 
 void ct_read_opts_init(struct ct_read_opts *o);
 /* Handle a common option; 1 if it was one, -1 on a bad value (message printed). */

@@ -13,8 +13,8 @@ static const char ct_replay_help[] =
 	"line with its duration, a call with children as 'f() {' ... '} /* f */' with the\n"
 	"duration at the close. Calls abandoned by longjmp or an exception are marked\n"
 	"'unwound', calls that never returned 'unfinished'.\n\n"
-	"  -t, --timestamps     show when each line happened (seconds since the "
-	"start)\n" CT_READ_HELP;
+	"  -T, --timestamps     show when each line happened (seconds since the start)\n" CT_FILTER_HELP
+		CT_READ_HELP;
 
 static const char ct_report_help[] =
 	"usage: calltrace report [options]\n\n"
@@ -22,7 +22,11 @@ static const char ct_report_help[] =
 	"self time, and the average, minimum and maximum of single calls.\n\n"
 	"  -s, --sort=KEY       total (default), self, calls, avg, max or name\n"
 	"      --json           an array of objects: name, symbol, module, calls, total_ns,\n"
-	"                       self_ns, avg_ns, min_ns, max_ns\n" CT_READ_HELP;
+	"                       self_ns, avg_ns, min_ns, max_ns\n"
+	"      --csv            the same columns, comma-separated, with a header line\n"
+	"      --per-thread     one table per thread\n"
+	"      --diff=OLD       compare with the trace OLD: calls and times side by side,\n"
+	"                       the biggest changes first\n" CT_FILTER_HELP CT_READ_HELP;
 
 static const char ct_info_help[] =
 	"usage: calltrace info [options]\n\n"
@@ -57,6 +61,7 @@ struct ct_read_cmd {
 	/* the command's own options: 0 if taken, -1 after printing an error */
 	int (*own)(void *ctx, int c, const char *arg);
 	void *ctx;
+	struct ct_cli_filter *filter; /* NULL: the command takes no filters */
 };
 
 /* Parse the options and open the trace; NULL with *status set when the command is done. */
@@ -69,6 +74,8 @@ static struct ct_trace *ct_read_start(const struct ct_read_cmd *cmd, int argc, c
 	*status = CT_EXIT_USAGE;
 	while ((c = ct_getopt(cmd->name, argc, argv, cmd->shortopts, cmd->longopts)) != -1) {
 		int r = c == -2 ? -1 : ct_read_opt(cmd->name, ro, c, optarg);
+		if (!r && cmd->filter)
+			r = ct_cli_filter_opt(cmd->name, cmd->filter, c, optarg);
 		if (r < 0)
 			return NULL;
 		if (r)
@@ -89,31 +96,48 @@ static struct ct_trace *ct_read_start(const struct ct_read_cmd *cmd, int argc, c
 	return ct_cli_open(ro);
 }
 
+/* The walker for a command's filters, or exit 2 with the reason. */
+static struct ct_walk *ct_cli_walk(struct ct_trace *t, struct ct_symbols *sym,
+				   const struct ct_cli_filter *cf)
+{
+	char err[512];
+	struct ct_walk *w = ct_walk_new(t, sym, &cf->f, err, sizeof(err));
+	if (!w) {
+		ct_error("%s", err);
+		exit(CT_EXIT_USAGE);
+	}
+	return w;
+}
+
 static int ct_replay_opt(void *ctx, int c, const char *arg)
 {
 	struct ct_replay_opts *o = ctx;
 	(void)arg;
-	if (c == 't')
+	if (c == 'T')
 		o->timestamps = 1;
 	return 0;
 }
 
 int ct_cmd_replay(int argc, char **argv)
 {
-	static const struct option longopts[] = { { "timestamps", no_argument, NULL, 't' },
-						  CT_READ_LONGOPTS,
-						  { 0 } };
+	static const struct option longopts[] = { { "timestamps", no_argument, NULL, 'T' },
+						  CT_FILTER_LONGOPTS, CT_READ_LONGOPTS, { 0 } };
 	struct ct_replay_opts o = { 0 };
-	const struct ct_read_cmd cmd = { "replay", ct_replay_help, "ti:h",
-					 longopts, ct_replay_opt,  &o };
+	struct ct_cli_filter cf;
+	const struct ct_read_cmd cmd = { "replay", ct_replay_help, "Ti:h" CT_FILTER_SHORTOPTS,
+					 longopts, ct_replay_opt,  &o, &cf };
 	struct ct_read_opts ro;
 	int status;
 
+	ct_cli_filter_init(&cf);
 	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
 	if (!t)
 		return status;
 	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
-	return ct_end(t, sym, ct_replay(t, sym, stdout, &o));
+	struct ct_walk *w = ct_cli_walk(t, sym, &cf);
+	int rc = ct_replay(t, sym, w, stdout, &o);
+	ct_walk_free(w);
+	return ct_end(t, sym, rc);
 }
 
 static int ct_report_opt(void *ctx, int c, const char *arg)
@@ -121,9 +145,21 @@ static int ct_report_opt(void *ctx, int c, const char *arg)
 	static const char *const keys[] = { "total", "self", "calls", "avg", "max", "name" };
 	struct ct_report_opts *o = ctx;
 
-	if (c == 1200) {
+	switch (c) {
+	case 1200:
 		o->json = 1;
 		return 0;
+	case 1201:
+		o->csv = 1;
+		return 0;
+	case 1202:
+		o->per_thread = 1;
+		return 0;
+	case 1203:
+		o->diff = arg;
+		return 0;
+	default:
+		break;
 	}
 	for (size_t i = 0; i < CT_ARRAY_SIZE(keys); i++) {
 		if (!strcmp(arg, keys[i])) {
@@ -139,25 +175,52 @@ int ct_cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "sort", required_argument, NULL, 's' },
 						  { "json", no_argument, NULL, 1200 },
+						  { "csv", no_argument, NULL, 1201 },
+						  { "per-thread", no_argument, NULL, 1202 },
+						  { "diff", required_argument, NULL, 1203 },
+						  CT_FILTER_LONGOPTS,
 						  CT_READ_LONGOPTS,
 						  { 0 } };
 	struct ct_report_opts o = { 0 };
-	const struct ct_read_cmd cmd = { "report", ct_report_help, "s:i:h",
-					 longopts, ct_report_opt,  &o };
+	struct ct_cli_filter cf;
+	const struct ct_read_cmd cmd = { "report", ct_report_help, "s:i:h" CT_FILTER_SHORTOPTS,
+					 longopts, ct_report_opt,  &o, &cf };
 	struct ct_read_opts ro;
 	int status;
 
+	ct_cli_filter_init(&cf);
 	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
 	if (!t)
 		return status;
+	if (o.json && o.csv) {
+		ct_error("report: --json or --csv, not both");
+		ct_trace_close(t);
+		return CT_EXIT_USAGE;
+	}
 	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
-	return ct_end(t, sym, ct_report(t, sym, stdout, &o));
+	struct ct_walk *w = ct_cli_walk(t, sym, &cf);
+	int rc;
+	if (o.diff) {
+		struct ct_read_opts old_ro = ro;
+		old_ro.input = o.diff;
+		struct ct_trace *old_t = ct_cli_open(&old_ro);
+		struct ct_symbols *old_sym = ct_symbols_open(old_t, ro.demangle);
+		struct ct_walk *old_w = ct_cli_walk(old_t, old_sym, &cf);
+		rc = ct_report_diff(old_t, old_sym, old_w, t, sym, w, stdout, &o);
+		ct_walk_free(old_w);
+		ct_symbols_close(old_sym);
+		ct_trace_close(old_t);
+	} else {
+		rc = ct_report(t, sym, w, stdout, &o);
+	}
+	ct_walk_free(w);
+	return ct_end(t, sym, rc);
 }
 
 int ct_cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = { CT_READ_LONGOPTS, { 0 } };
-	const struct ct_read_cmd cmd = { "info", ct_info_help, "i:h", longopts, NULL, NULL };
+	const struct ct_read_cmd cmd = { "info", ct_info_help, "i:h", longopts, NULL, NULL, NULL };
 	struct ct_read_opts ro;
 	int status;
 
@@ -171,7 +234,7 @@ int ct_cmd_info(int argc, char **argv)
 int ct_cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = { CT_READ_LONGOPTS, { 0 } };
-	const struct ct_read_cmd cmd = { "dump", ct_dump_help, "i:h", longopts, NULL, NULL };
+	const struct ct_read_cmd cmd = { "dump", ct_dump_help, "i:h", longopts, NULL, NULL, NULL };
 	struct ct_read_opts ro;
 	int status;
 

@@ -24,6 +24,7 @@ struct ct_event {
 	uint64_t sp;   /* caller's stack pointer, in 16-byte units, 31 bits */
 	uint8_t kind;  /* CT_EV_ENTER, CT_EV_EXIT or CT_EV_EXT */
 	uint16_t ext_type;
+	uint32_t fidx; /* index of addr in its block's function table (calls, returns) */
 	uint32_t ext_len;
 	const uint8_t *ext; /* payload of an extended record, valid until the next call */
 };
@@ -104,7 +105,48 @@ void ct_decoder_init(struct ct_decoder *d);
 void ct_decoder_free(struct ct_decoder *d);
 /* Start on one EVENTS payload; -1 if it is malformed. */
 int ct_decoder_begin(struct ct_decoder *d, const uint8_t *payload, uint32_t len);
-/* 1: a record in *ev, 0: end of block, -1: malformed. */
-int ct_decoder_next(struct ct_decoder *d, struct ct_event *ev);
+/* 1: a record in *ev, 0: end of block, -1: malformed. Inline: readers call it per record. */
+static inline int ct_decoder_next(struct ct_decoder *d, struct ct_event *ev)
+{
+	uint64_t delta, code, v;
+
+	if (!d->left)
+		return 0;
+	d->left--;
+	if (!(d->col[CT_COL_CLOCK] =
+		      ct_get_varint(d->col[CT_COL_CLOCK], d->col_end[CT_COL_CLOCK], &delta)) ||
+	    !(d->col[CT_COL_CODE] =
+		      ct_get_varint(d->col[CT_COL_CODE], d->col_end[CT_COL_CODE], &code)))
+		return -1;
+	d->clock += (uint64_t)ct_unzigzag(delta);
+	ev->clock = d->clock;
+	if ((code & 3) == CT_CODE_EXT) {
+		if (!(d->col[CT_COL_EXT] =
+			      ct_get_varint(d->col[CT_COL_EXT], d->col_end[CT_COL_EXT], &v)) ||
+		    v > (uint64_t)(d->col_end[CT_COL_EXT] - d->col[CT_COL_EXT]))
+			return -1;
+		ev->kind = CT_EV_EXT;
+		ev->ext_type = (uint16_t)(code >> 2);
+		ev->ext = d->col[CT_COL_EXT];
+		ev->ext_len = (uint32_t)v;
+		d->col[CT_COL_EXT] += v;
+		ev->addr = 0;
+		ev->sp = 0;
+		return 1;
+	}
+	if ((code >> 2) >= d->hdr.nfuncs || (code & 3) > CT_CODE_EXIT ||
+	    !(d->col[CT_COL_SP] = ct_get_varint(d->col[CT_COL_SP], d->col_end[CT_COL_SP], &v)))
+		return -1;
+	d->sp += (uint64_t)ct_unzigzag(v);
+	ev->sp = d->sp;
+	ev->kind = (code & 3) == CT_CODE_EXIT ? CT_EV_EXIT : CT_EV_ENTER;
+	ev->fidx = (uint32_t)(code >> 2);
+	memcpy(&ev->addr, d->funcs + (code >> 2) * 8, 8);
+	ev->ext = NULL;
+	ev->ext_len = 0;
+	ev->ext_type = 0;
+	return 1;
+}
+
 
 #endif

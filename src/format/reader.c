@@ -374,28 +374,15 @@ static int ct_stream_load(struct ct_stream *s)
 		return -1;
 	}
 	s->in_block = 1;
+	s->blocks_read++;
 	return 0;
 }
 
-int ct_stream_next(struct ct_stream *s, struct ct_event *ev)
+int ct_stream_next_block(struct ct_stream *s)
 {
-	for (;;) {
-		if (s->in_block) {
-			int r = ct_decoder_next(&s->dec, ev);
-			if (r != 0) {
-				if (r < 0)
-					fprintf(stderr,
-						"calltrace: %s: corrupt trace: bad record\n",
-						s->t->path);
-				return r;
-			}
-			s->in_block = 0;
-		}
-		if (s->next_block >= s->th->nblocks)
-			return 0;
-		if (ct_stream_load(s) < 0)
-			return -1;
-	}
+	if (s->next_block >= s->th->nblocks)
+		return 0;
+	return ct_stream_load(s) < 0 ? -1 : 1;
 }
 
 void ct_stream_close(struct ct_stream *s)

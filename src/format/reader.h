@@ -9,6 +9,7 @@
 #define CT_FORMAT_READER_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "events.h"
 #include "format.h"
@@ -87,14 +88,35 @@ struct ct_stream {
 	struct ct_trace *t;
 	const struct ct_thread_info *th;
 	uint32_t next_block;
+	uint32_t blocks_read; /* changes when a new block (and function table) starts */
 	int in_block;
 	struct ct_decoder dec;
 	struct ct_buf payload;
 };
 
 void ct_stream_open(struct ct_stream *s, struct ct_trace *t, const struct ct_thread_info *th);
+/* The next block of the stream: 1 loaded, 0 none left, -1 unreadable (message printed). */
+int ct_stream_next_block(struct ct_stream *s);
+
 /* 1: a record, 0: end of the thread, -1: unreadable block (message printed) */
-int ct_stream_next(struct ct_stream *s, struct ct_event *ev);
+static inline int ct_stream_next(struct ct_stream *s, struct ct_event *ev)
+{
+	for (;;) {
+		if (s->in_block) {
+			int r = ct_decoder_next(&s->dec, ev);
+			if (__builtin_expect(r > 0, 1))
+				return r;
+			if (r < 0) {
+				fprintf(stderr, "calltrace: %s: corrupt trace: bad record\n", s->t->path);
+				return r;
+			}
+			s->in_block = 0;
+		}
+		int b = ct_stream_next_block(s);
+		if (b <= 0)
+			return b;
+	}
+}
 void ct_stream_close(struct ct_stream *s);
 
 #endif

@@ -28,18 +28,25 @@ struct ct_replay_opts {
 	int timestamps;
 };
 
-int ct_replay(struct ct_trace *t, struct ct_symbols *sym, FILE *out,
+struct ct_walk;
+
+int ct_replay(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FILE *out,
 	      const struct ct_replay_opts *o);
 
 enum ct_sort { CT_SORT_TOTAL, CT_SORT_SELF, CT_SORT_CALLS, CT_SORT_AVG, CT_SORT_MAX, CT_SORT_NAME };
 
 struct ct_report_opts {
 	enum ct_sort sort;
-	int json;
+	int json, csv;
+	int per_thread;
+	const char *diff; /* --diff OLD: the trace to compare with */
 };
 
-int ct_report(struct ct_trace *t, struct ct_symbols *sym, FILE *out,
+int ct_report(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FILE *out,
 	      const struct ct_report_opts *o);
+int ct_report_diff(struct ct_trace *old_t, struct ct_symbols *old_sym, struct ct_walk *old_w,
+		   struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FILE *out,
+		   const struct ct_report_opts *o);
 
 int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out);
 

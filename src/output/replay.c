@@ -7,55 +7,56 @@
  *      0.123 us [  4711] |   leaf();
  *     12.345 us [  4711] | }  (a comment naming main follows the brace)
  *
- * A call is printed when the next record shows whether it has children: a
- * leaf takes one line, a call with children opens a block closed with its
- * duration. So one call is held back at a time, never more.
+ * A walker sink. A call is printed when the next call shows whether it has
+ * children: a leaf takes one line, a call with children opens a block closed
+ * with its duration. So one call is held back at a time, never more.
  */
 #include <signal.h>
 #include <stdlib.h>
 
+#include "out.h"
 #include "output.h"
-#include "../analysis/builder.h"
+#include "../analysis/walk.h"
 
 struct ct_replay {
-	FILE *out;
+	struct ct_out out;
 	const struct ct_trace *t;
 	struct ct_symbols *sym;
-	const struct ct_thread_info *th;
 	const struct ct_replay_opts *o;
+	const struct ct_thread_info *th;
 	int held; /* a call entered but not printed yet */
-	struct ct_frame held_frame;
-	uint32_t held_depth;
-	int failed;
+	struct ct_call held_call;
+	size_t threads;
+	char tid_col[16]; /* " [  4711] | " */
+	size_t tid_col_len;
 };
-
-static const char *ct_name(struct ct_replay *r, uint64_t addr)
-{
-	return ct_symbols_func(r->sym, ct_symbols_lookup(r->sym, r->th->instance, addr))->name;
-}
 
 static void ct_line_start(struct ct_replay *r, uint64_t clock, const uint64_t *ticks)
 {
-	char dur[32] = "          ";
+	struct ct_out *o = &r->out;
 
-	if (r->o->timestamps)
-		fprintf(r->out, "%s%14.9f%s ", ct_c_dim, ct_trace_ns(r->t, clock) / 1e9,
-			ct_c_reset);
+	if (r->o->timestamps) {
+		ct_out_str(o, ct_c_dim);
+		ct_out_seconds(o, ct_trace_ns(r->t, clock));
+		ct_out_str(o, ct_c_reset);
+		ct_out_char(o, ' ');
+	}
 	if (ticks) {
 		double ns = (double)*ticks * r->t->ns_per_tick;
-		ct_fmt_duration(dur, sizeof(dur), ns);
 		const char *c = ns >= 1e6 ? ct_c_red : ns >= 1e4 ? ct_c_yellow : "";
-		fprintf(r->out, "%s%s%s", c, dur, *c ? ct_c_reset : "");
+		ct_out_str(o, c);
+		ct_out_duration(o, ns);
+		if (*c)
+			ct_out_str(o, ct_c_reset);
 	} else {
-		fputs(dur, r->out);
+		ct_out_spaces(o, 10);
 	}
-	fprintf(r->out, " [%6d] | ", r->th->tid);
+	ct_out_mem(o, r->tid_col, r->tid_col_len);
 }
 
-static void ct_indent(struct ct_replay *r, uint32_t depth)
+static const char *ct_name(struct ct_replay *r, uint32_t func)
 {
-	for (uint32_t i = 0; i < depth; i++)
-		fputs("  ", r->out);
+	return ct_symbols_func(r->sym, func)->name;
 }
 
 static void ct_flush_held(struct ct_replay *r)
@@ -63,18 +64,18 @@ static void ct_flush_held(struct ct_replay *r)
 	if (!r->held)
 		return;
 	r->held = 0;
-	ct_line_start(r, r->held_frame.enter_clock, NULL);
-	ct_indent(r, r->held_depth);
-	fprintf(r->out, "%s() {\n", ct_name(r, r->held_frame.addr));
+	ct_line_start(r, r->held_call.enter_clock, NULL);
+	ct_out_spaces(&r->out, 2 * r->held_call.depth);
+	ct_out_str(&r->out, ct_name(r, r->held_call.func));
+	ct_out_mem(&r->out, "() {\n", 5);
 }
 
-static void ct_replay_enter(void *ctx, struct ct_frame *f, uint32_t depth)
+static void ct_replay_enter(void *ctx, const struct ct_call *c)
 {
 	struct ct_replay *r = ctx;
 	ct_flush_held(r);
 	r->held = 1;
-	r->held_frame = *f;
-	r->held_depth = depth;
+	r->held_call = *c;
 }
 
 static const char *ct_close_note(enum ct_close how)
@@ -91,125 +92,148 @@ static const char *ct_close_note(enum ct_close how)
 	}
 }
 
-static void ct_replay_exit(void *ctx, struct ct_frame *f, uint32_t depth, uint64_t exit_clock,
-			   uint64_t ticks, enum ct_close how)
+static void ct_replay_exit(void *ctx, const struct ct_call *c)
 {
 	struct ct_replay *r = ctx;
-	const char *note = ct_close_note(how);
-	const char *name = ct_name(r, f->addr);
-	int timed = how == CT_CLOSE_RETURN || how == CT_CLOSE_UNWOUND;
+	struct ct_out *o = &r->out;
+	const char *note = ct_close_note(c->how);
+	const char *name = ct_name(r, c->func);
+	uint64_t ticks = c->exit_clock - c->enter_clock;
+	int timed = c->how == CT_CLOSE_RETURN || c->how == CT_CLOSE_UNWOUND;
 
-	if (r->held && r->held_depth == depth && how != CT_CLOSE_NO_ENTRY) {
+	if (r->held && r->held_call.depth == c->depth && r->held_call.func == c->func &&
+	    r->held_call.enter_clock == c->enter_clock && c->how != CT_CLOSE_NO_ENTRY) {
 		r->held = 0;
-		ct_line_start(r, f->enter_clock, timed ? &ticks : NULL);
-		ct_indent(r, depth);
-		if (note)
-			fprintf(r->out, "%s(); %s/* %s */%s\n", name, ct_c_magenta, note,
-				ct_c_reset);
-		else
-			fprintf(r->out, "%s();\n", name);
+		ct_line_start(r, c->enter_clock, timed ? &ticks : NULL);
+		ct_out_spaces(o, 2 * c->depth);
+		ct_out_str(o, name);
+		if (note) {
+			ct_out_mem(o, "(); ", 4);
+			ct_out_str(o, ct_c_magenta);
+			ct_out_mem(o, "/* ", 3);
+			ct_out_str(o, note);
+			ct_out_mem(o, " */", 3);
+			ct_out_str(o, ct_c_reset);
+			ct_out_char(o, '\n');
+		} else {
+			ct_out_mem(o, "();\n", 4);
+		}
 		return;
 	}
 	ct_flush_held(r);
-	ct_line_start(r, exit_clock, timed ? &ticks : NULL);
-	ct_indent(r, depth);
-	if (note)
-		fprintf(r->out, "} %s/* %s: %s */%s\n", ct_c_magenta, name, note, ct_c_reset);
-	else
-		fprintf(r->out, "} %s/* %s */%s\n", ct_c_dim, name, ct_c_reset);
+	ct_line_start(r, c->exit_clock, timed ? &ticks : NULL);
+	ct_out_spaces(o, 2 * c->depth);
+	ct_out_mem(o, "} ", 2);
+	ct_out_str(o, note ? ct_c_magenta : ct_c_dim);
+	ct_out_mem(o, "/* ", 3);
+	ct_out_str(o, name);
+	if (note) {
+		ct_out_mem(o, ": ", 2);
+		ct_out_str(o, note);
+	}
+	ct_out_mem(o, " */", 3);
+	ct_out_str(o, ct_c_reset);
+	ct_out_char(o, '\n');
 }
 
 static void ct_replay_crash(struct ct_replay *r, const struct ct_event *ev, uint32_t depth)
 {
 	struct ct_ext_crash c;
-	char where[512];
+	char where[512], line[1024];
 
 	if (ev->ext_len < sizeof(c))
 		return;
 	memcpy(&c, ev->ext, sizeof(c));
 	ct_symbols_describe(r->sym, r->th->instance, c.pc, where, sizeof(where));
-	ct_flush_held(r);
 	ct_line_start(r, ev->clock, NULL);
-	ct_indent(r, depth);
-	fprintf(r->out, "%s*** %s at %s", ct_c_red, ct_signal_name(c.signo), where);
+	ct_out_spaces(&r->out, 2 * depth);
+	int n = snprintf(line, sizeof(line), "%s*** %s at %s", ct_c_red, ct_signal_name(c.signo),
+			 where);
 	if (c.signo == SIGSEGV || c.signo == SIGBUS)
-		fprintf(r->out, " (address 0x%llx)", (unsigned long long)c.addr);
-	fprintf(r->out, " ***%s\n", ct_c_reset);
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " (address 0x%llx)",
+			      (unsigned long long)c.addr);
+	snprintf(line + n, sizeof(line) - (size_t)n, " ***%s\n", ct_c_reset);
+	ct_out_str(&r->out, line);
 }
 
-static void ct_replay_ext(void *ctx, const struct ct_event *ev, uint32_t depth)
+static void ct_replay_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 {
 	struct ct_replay *r = ctx;
+	char line[128];
+
+	ct_flush_held(r);
 	if (ev->ext_type == CT_EXT_CRASH) {
 		ct_replay_crash(r, ev, depth);
 		return;
 	}
-	if (ev->ext_type != CT_EXT_LOST)
-		return;
 	uint64_t n = 0;
 	memcpy(&n, ev->ext, ev->ext_len < 8 ? ev->ext_len : 8);
-	ct_flush_held(r);
 	ct_line_start(r, ev->clock, NULL);
-	ct_indent(r, depth);
-	fprintf(r->out, "%s/* lost %llu events */%s\n", ct_c_red, (unsigned long long)n,
-		ct_c_reset);
+	ct_out_spaces(&r->out, 2 * depth);
+	snprintf(line, sizeof(line), "%s/* lost %llu events */%s\n", ct_c_red, (unsigned long long)n,
+		 ct_c_reset);
+	ct_out_str(&r->out, line);
 }
 
-static const struct ct_builder_ops ct_replay_ops = {
+static void ct_replay_thread_begin(void *ctx, const struct ct_thread_info *th)
+{
+	struct ct_replay *r = ctx;
+	const struct ct_process_info *p = ct_trace_process(r->t, th->instance);
+	char line[4200];
+	int n;
+
+	r->th = th;
+	r->held = 0;
+	r->tid_col_len = (size_t)snprintf(r->tid_col, sizeof(r->tid_col), " [%6d] | ", th->tid);
+	if (r->threads++)
+		ct_out_char(&r->out, '\n');
+	n = snprintf(line, sizeof(line), "%s# thread %d, process %d", ct_c_dim, th->tid, th->pid);
+	if (p)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " (%s)", p->exe);
+	if (th->snapshot)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, ", snapshot %u", th->snapshot);
+	if (th->lost) {
+		char cnt[32];
+		ct_fmt_count(cnt, sizeof(cnt), th->lost);
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s, %s events lost%s", ct_c_red,
+			      cnt, ct_c_dim);
+	}
+	snprintf(line + n, sizeof(line) - (size_t)n, "%s\n", ct_c_reset);
+	ct_out_str(&r->out, line);
+}
+
+static void ct_replay_thread_end(void *ctx, const struct ct_thread_info *th)
+{
+	struct ct_replay *r = ctx;
+	(void)th;
+	ct_flush_held(r);
+}
+
+static const struct ct_sink ct_replay_sink = {
+	.thread_begin = ct_replay_thread_begin,
 	.enter = ct_replay_enter,
 	.exit = ct_replay_exit,
-	.ext = ct_replay_ext,
+	.mark = ct_replay_mark,
+	.thread_end = ct_replay_thread_end,
 };
 
-static void ct_thread_header(struct ct_replay *r, size_t index)
+int ct_replay(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FILE *out,
+	      const struct ct_replay_opts *o)
 {
-	const struct ct_process_info *p = ct_trace_process(r->t, r->th->instance);
-	if (index)
-		fputc('\n', r->out);
-	fprintf(r->out, "%s# thread %d, process %d", ct_c_dim, r->th->tid, r->th->pid);
-	if (p)
-		fprintf(r->out, " (%s)", p->exe);
-	if (r->th->snapshot)
-		fprintf(r->out, ", snapshot %u", r->th->snapshot);
-	if (r->th->lost) {
-		char n[32];
-		ct_fmt_count(n, sizeof(n), r->th->lost);
-		fprintf(r->out, "%s, %s events lost%s", ct_c_red, n, ct_c_dim);
-	}
-	fprintf(r->out, "%s\n", ct_c_reset);
-}
+	struct ct_replay *r = ct_calloc(1, sizeof(*r));
+	char line[128];
 
-static int ct_replay_thread(struct ct_replay *r)
-{
-	struct ct_builder b;
-	struct ct_stream s;
-	struct ct_event ev;
-	int rc;
-
-	ct_builder_init(&b, &ct_replay_ops, r);
-	ct_stream_open(&s, (struct ct_trace *)r->t, r->th);
-	while ((rc = ct_stream_next(&s, &ev)) > 0)
-		ct_builder_event(&b, &ev);
-	ct_builder_finish(&b);
-	ct_flush_held(r);
-	ct_stream_close(&s);
-	ct_builder_free(&b);
-	return rc;
-}
-
-int ct_replay(struct ct_trace *t, struct ct_symbols *sym, FILE *out, const struct ct_replay_opts *o)
-{
-	struct ct_replay r = { .out = out, .t = t, .sym = sym, .o = o };
-	int rc = 0;
-
-	fprintf(out, "%s#%s DURATION     TID     FUNCTION%s\n", ct_c_dim,
-		o->timestamps ? "      TIMESTAMP" : "", ct_c_reset);
-	for (size_t i = 0; i < t->nthreads; i++) {
-		r.th = &t->threads[i];
-		r.held = 0;
-		ct_thread_header(&r, i);
-		if (ct_replay_thread(&r) < 0)
-			rc = -1;
-	}
+	r->t = t;
+	r->sym = sym;
+	r->o = o;
+	ct_out_init(&r->out, out);
+	snprintf(line, sizeof(line), "%s#%s DURATION     TID     FUNCTION%s\n", ct_c_dim,
+		 o->timestamps ? "      TIMESTAMP" : "", ct_c_reset);
+	ct_out_str(&r->out, line);
+	int rc = ct_walk_run(w, &ct_replay_sink, r);
+	ct_out_flush(&r->out);
+	if (r->out.error)
+		rc = -1;
+	free(r);
 	return rc;
 }

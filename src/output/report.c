@@ -1,125 +1,146 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * calltrace report: per function, the calls, total, self, average, minimum
- * and maximum time.
+ * and maximum time. A walker sink, so every filter applies.
  *
  * "Total" counts a recursive function's time once, at its outermost call, so
  * it never exceeds the run; average, minimum and maximum are over individual
  * calls that finished (returned, or were unwound by a jump or an exception).
  * A call still running when its thread's records end counts in calls, total
- * and self, with the time it was seen running.
+ * and self, with the time it was seen running. Self time is a call's time
+ * less the time of the calls shown under it.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "output.h"
-#include "../analysis/builder.h"
+#include "../analysis/walk.h"
 
 struct ct_fstat {
 	uint64_t calls, finished;
 	uint64_t total, self, sum, min, max; /* in clock ticks */
-	uint32_t active;		     /* calls of it on the stack now */
+	uint32_t active;		     /* calls of it open now */
 };
 
-struct ct_report {
-	struct ct_symbols *sym;
-	const struct ct_thread_info *th;
+struct ct_stats {
 	struct ct_fstat *st;
 	size_t nst;
 };
 
-static struct ct_fstat *ct_stat_for(struct ct_report *r, uint32_t id)
-{
-	if (id >= r->nst) {
-		size_t n = r->nst ? r->nst : 256;
-		while (n <= id)
-			n *= 2;
-		r->st = ct_realloc(r->st, n * sizeof(*r->st));
-		memset(r->st + r->nst, 0, (n - r->nst) * sizeof(*r->st));
-		r->nst = n;
-	}
-	return &r->st[id];
-}
-
-static void ct_report_enter(void *ctx, struct ct_frame *f, uint32_t depth)
-{
-	struct ct_report *r = ctx;
-	(void)depth;
-	f->user = ct_symbols_lookup(r->sym, r->th->instance, f->addr);
-	struct ct_fstat *s = ct_stat_for(r, f->user);
-	s->calls++;
-	s->active++;
-}
-
-static void ct_report_exit(void *ctx, struct ct_frame *f, uint32_t depth, uint64_t exit_clock,
-			   uint64_t ticks, enum ct_close how)
-{
-	struct ct_report *r = ctx;
-	(void)depth;
-	(void)exit_clock;
-	if (how == CT_CLOSE_NO_ENTRY)
-		return;
-	struct ct_fstat *s = ct_stat_for(r, f->user);
-	s->active--;
-	if (!s->active)
-		s->total += ticks;
-	s->self += ticks > f->child_ticks ? ticks - f->child_ticks : 0;
-	if (how == CT_CLOSE_UNFINISHED)
-		return;
-	if (!s->finished || ticks < s->min)
-		s->min = ticks;
-	if (ticks > s->max)
-		s->max = ticks;
-	s->sum += ticks;
-	s->finished++;
-}
-
-static const struct ct_builder_ops ct_report_ops = {
-	.enter = ct_report_enter,
-	.exit = ct_report_exit,
+struct ct_report {
+	struct ct_stats all, thread;
+	int per_thread;
+	FILE *out;
+	const struct ct_report_opts *o;
+	struct ct_trace *t;
+	struct ct_symbols *sym;
 };
 
-static enum ct_sort ct_sort_key;
-static const struct ct_report *ct_sort_report;
+static struct ct_fstat *ct_stat_grow(struct ct_stats *s, uint32_t id)
+{
+	{
+		size_t n = s->nst ? s->nst : 256;
+		while (n <= id)
+			n *= 2;
+		s->st = ct_realloc(s->st, n * sizeof(*s->st));
+		memset(s->st + s->nst, 0, (n - s->nst) * sizeof(*s->st));
+		s->nst = n;
+	}
+	return &s->st[id];
+}
+
+static inline struct ct_fstat *ct_stat_for(struct ct_stats *s, uint32_t id)
+{
+	return id < s->nst ? &s->st[id] : ct_stat_grow(s, id);
+}
+
+static void ct_stats_enter(struct ct_stats *s, const struct ct_call *c)
+{
+	struct ct_fstat *f = ct_stat_for(s, c->func);
+	f->calls++;
+	f->active++;
+}
+
+static void ct_stats_exit(struct ct_stats *s, const struct ct_call *c)
+{
+	if (c->how == CT_CLOSE_NO_ENTRY)
+		return;
+	struct ct_fstat *f = ct_stat_for(s, c->func);
+	uint64_t ticks = c->exit_clock - c->enter_clock;
+	f->active--;
+	if (!f->active)
+		f->total += ticks;
+	f->self += ticks > c->child_ticks ? ticks - c->child_ticks : 0;
+	if (c->how == CT_CLOSE_UNFINISHED)
+		return;
+	if (!f->finished || ticks < f->min)
+		f->min = ticks;
+	if (ticks > f->max)
+		f->max = ticks;
+	f->sum += ticks;
+	f->finished++;
+}
+
+static void ct_report_enter(void *ctx, const struct ct_call *c)
+{
+	struct ct_report *r = ctx;
+	ct_stats_enter(&r->all, c);
+	if (r->per_thread)
+		ct_stats_enter(&r->thread, c);
+}
+
+static void ct_report_exit(void *ctx, const struct ct_call *c)
+{
+	struct ct_report *r = ctx;
+	ct_stats_exit(&r->all, c);
+	if (r->per_thread)
+		ct_stats_exit(&r->thread, c);
+}
 
 static double ct_avg(const struct ct_fstat *s)
 {
 	return s->finished ? (double)s->sum / (double)s->finished : 0;
 }
 
+static enum ct_sort ct_sort_key;
+static const struct ct_fstat *ct_sort_st;
+static const struct ct_symbols *ct_sort_sym;
+
+static double ct_key_of(const struct ct_fstat *s)
+{
+	switch (ct_sort_key) {
+	case CT_SORT_TOTAL: return (double)s->total;
+	case CT_SORT_SELF: return (double)s->self;
+	case CT_SORT_CALLS: return (double)s->calls;
+	case CT_SORT_AVG: return ct_avg(s);
+	case CT_SORT_MAX: return (double)s->max;
+	default: return 0;
+	}
+}
+
 static int ct_row_cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct ct_fstat *p = &ct_sort_report->st[x], *q = &ct_sort_report->st[y];
-	double u = 0, v = 0;
-
-	switch (ct_sort_key) {
-	case CT_SORT_TOTAL:
-		u = (double)p->total;
-		v = (double)q->total;
-		break;
-	case CT_SORT_SELF:
-		u = (double)p->self;
-		v = (double)q->self;
-		break;
-	case CT_SORT_CALLS:
-		u = (double)p->calls;
-		v = (double)q->calls;
-		break;
-	case CT_SORT_AVG:
-		u = ct_avg(p);
-		v = ct_avg(q);
-		break;
-	case CT_SORT_MAX:
-		u = (double)p->max;
-		v = (double)q->max;
-		break;
-	case CT_SORT_NAME:
-		break;
-	}
+	double u = ct_key_of(&ct_sort_st[x]), v = ct_key_of(&ct_sort_st[y]);
 	if (u != v)
 		return u > v ? -1 : 1;
-	return strcmp(ct_symbols_func(ct_sort_report->sym, x)->name,
-		      ct_symbols_func(ct_sort_report->sym, y)->name);
+	return strcmp(ct_symbols_func(ct_sort_sym, x)->name, ct_symbols_func(ct_sort_sym, y)->name);
+}
+
+/* The functions called at least once, in the order asked for. */
+static uint32_t *ct_rows(const struct ct_stats *s, const struct ct_symbols *sym, enum ct_sort key,
+			 size_t *n)
+{
+	uint32_t *rows = ct_malloc(s->nst * sizeof(uint32_t) + 1);
+	*n = 0;
+	for (size_t i = 0; i < s->nst; i++)
+		if (s->st[i].calls)
+			rows[(*n)++] = (uint32_t)i;
+	ct_sort_key = key;
+	ct_sort_st = s->st;
+	ct_sort_sym = sym;
+	qsort(rows, *n, sizeof(*rows), ct_row_cmp);
+	return rows;
 }
 
 static void ct_json_string(FILE *out, const char *s)
@@ -137,31 +158,65 @@ static void ct_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void ct_print_json(struct ct_report *r, const uint32_t *rows, size_t n, FILE *out, double k)
+static void ct_csv_field(FILE *out, const char *s)
 {
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void ct_print_json(struct ct_report *r, const struct ct_stats *s, const uint32_t *rows,
+			  size_t n, double k)
+{
+	FILE *out = r->out;
 	fputs("[", out);
 	for (size_t i = 0; i < n; i++) {
-		const struct ct_fstat *s = &r->st[rows[i]];
-		const struct ct_func *f = ct_symbols_func(r->sym, rows[i]);
+		const struct ct_fstat *f = &s->st[rows[i]];
+		const struct ct_func *fn = ct_symbols_func(r->sym, rows[i]);
 		fputs(i ? ",\n  {" : "\n  {", out);
 		fputs("\"name\": ", out);
-		ct_json_string(out, f->name);
+		ct_json_string(out, fn->name);
 		fputs(", \"symbol\": ", out);
-		ct_json_string(out, f->symbol);
+		ct_json_string(out, fn->symbol);
 		fputs(", \"module\": ", out);
-		ct_json_string(out, f->module);
+		ct_json_string(out, fn->module);
 		fprintf(out,
-			", \"calls\": %llu, \"total_ns\": %.0f, \"self_ns\": %.0f, \"avg_ns\": "
-			"%.0f, "
+			", \"calls\": %llu, \"total_ns\": %.0f, \"self_ns\": %.0f, \"avg_ns\": %.0f, "
 			"\"min_ns\": %.0f, \"max_ns\": %.0f}",
-			(unsigned long long)s->calls, (double)s->total * k, (double)s->self * k,
-			ct_avg(s) * k, (double)s->min * k, (double)s->max * k);
+			(unsigned long long)f->calls, (double)f->total * k, (double)f->self * k,
+			ct_avg(f) * k, (double)f->min * k, (double)f->max * k);
 	}
 	fputs(n ? "\n]\n" : "]\n", out);
 }
 
-static void ct_print_text(struct ct_report *r, const uint32_t *rows, size_t n, FILE *out, double k)
+static void ct_print_csv(struct ct_report *r, const struct ct_stats *s, const uint32_t *rows,
+			 size_t n, double k, int header)
 {
+	FILE *out = r->out;
+	if (header)
+		fputs("name,symbol,module,calls,total_ns,self_ns,avg_ns,min_ns,max_ns\n", out);
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_fstat *f = &s->st[rows[i]];
+		const struct ct_func *fn = ct_symbols_func(r->sym, rows[i]);
+		ct_csv_field(out, fn->name);
+		fputc(',', out);
+		ct_csv_field(out, fn->symbol);
+		fputc(',', out);
+		ct_csv_field(out, fn->module);
+		fprintf(out, ",%llu,%.0f,%.0f,%.0f,%.0f,%.0f\n", (unsigned long long)f->calls,
+			(double)f->total * k, (double)f->self * k, ct_avg(f) * k, (double)f->min * k,
+			(double)f->max * k);
+	}
+}
+
+static void ct_print_text(struct ct_report *r, const struct ct_stats *s, const uint32_t *rows,
+			  size_t n, double k)
+{
+	FILE *out = r->out;
 	char c[6][32];
 	fprintf(out,
 		"%s  Total time   Self time       Calls     Average     Minimum     Maximum  "
@@ -170,73 +225,232 @@ static void ct_print_text(struct ct_report *r, const uint32_t *rows, size_t n, F
 	fprintf(out, "  ==========  ==========  ==========  ==========  ==========  ==========  "
 		     "========\n");
 	for (size_t i = 0; i < n; i++) {
-		const struct ct_fstat *s = &r->st[rows[i]];
-		ct_fmt_duration(c[0], sizeof(c[0]), (double)s->total * k);
-		ct_fmt_duration(c[1], sizeof(c[1]), (double)s->self * k);
-		ct_fmt_duration(c[3], sizeof(c[3]), ct_avg(s) * k);
-		ct_fmt_duration(c[4], sizeof(c[4]), (double)s->min * k);
-		ct_fmt_duration(c[5], sizeof(c[5]), (double)s->max * k);
+		const struct ct_fstat *f = &s->st[rows[i]];
+		ct_fmt_duration(c[0], sizeof(c[0]), (double)f->total * k);
+		ct_fmt_duration(c[1], sizeof(c[1]), (double)f->self * k);
+		ct_fmt_duration(c[3], sizeof(c[3]), ct_avg(f) * k);
+		ct_fmt_duration(c[4], sizeof(c[4]), (double)f->min * k);
+		ct_fmt_duration(c[5], sizeof(c[5]), (double)f->max * k);
 		fprintf(out, "  %s  %s  %10llu  %s  %s  %s  %s\n", c[0], c[1],
-			(unsigned long long)s->calls, c[3], c[4], c[5],
+			(unsigned long long)f->calls, c[3], c[4], c[5],
 			ct_symbols_func(r->sym, rows[i])->name);
 	}
 }
 
+static void ct_print(struct ct_report *r, const struct ct_stats *s, int first)
+{
+	size_t n;
+	uint32_t *rows = ct_rows(s, r->sym, r->o->sort, &n);
+	double k = r->t->ns_per_tick;
+	if (r->o->json)
+		ct_print_json(r, s, rows, n, k);
+	else if (r->o->csv)
+		ct_print_csv(r, s, rows, n, k, first);
+	else
+		ct_print_text(r, s, rows, n, k);
+	free(rows);
+}
+
+static void ct_report_thread_begin(void *ctx, const struct ct_thread_info *th)
+{
+	struct ct_report *r = ctx;
+	(void)th;
+	if (r->per_thread)
+		memset(r->thread.st, 0, r->thread.nst * sizeof(*r->thread.st));
+}
+
+static void ct_report_thread_end(void *ctx, const struct ct_thread_info *th)
+{
+	struct ct_report *r = ctx;
+	if (!r->per_thread)
+		return;
+	if (!r->o->json && !r->o->csv)
+		fprintf(r->out, "%s# thread %d, process %d%s\n", ct_c_dim, th->tid, th->pid,
+			ct_c_reset);
+	ct_print(r, &r->thread, 0);
+	if (!r->o->json && !r->o->csv)
+		fputc('\n', r->out);
+}
+
+static const struct ct_sink ct_report_sink = {
+	.thread_begin = ct_report_thread_begin,
+	.enter = ct_report_enter,
+	.exit = ct_report_exit,
+	.thread_end = ct_report_thread_end,
+};
+
 /* Counts from a lossy recording are short: say by how much, per thread. */
-static void ct_report_losses(const struct ct_trace *t, FILE *out, int json)
+static void ct_report_losses(const struct ct_trace *t, struct ct_walk *w, FILE *out, int quiet)
 {
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct ct_thread_info *th = &t->threads[i];
 		char n[32];
-		if (!th->lost)
+		if (!th->lost || !ct_walk_selects(w, th))
 			continue;
 		ct_fmt_count(n, sizeof(n), th->lost);
-		if (json)
+		if (quiet)
 			ct_warn("%s events lost in thread %d (pid %d): its counts and times are short",
 				n, th->tid, th->pid);
 		else
-			fprintf(out, "# %s events lost in thread %d (pid %d): its counts and times are short\n",
+			fprintf(out,
+				"# %s events lost in thread %d (pid %d): its counts and times are "
+				"short\n",
 				n, th->tid, th->pid);
 	}
 }
 
-int ct_report(struct ct_trace *t, struct ct_symbols *sym, FILE *out, const struct ct_report_opts *o)
+int ct_report(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FILE *out,
+	      const struct ct_report_opts *o)
 {
-	struct ct_report r = { .sym = sym };
-	int rc = 0;
+	struct ct_report r = { .out = out, .o = o, .t = t, .sym = sym, .per_thread = o->per_thread };
 
-	for (size_t i = 0; i < t->nthreads; i++) {
-		struct ct_builder b;
-		struct ct_stream s;
-		struct ct_event ev;
-		int got;
+	if (o->per_thread && o->json)
+		fputs("[\n", out); /* one array per thread, in an array */
+	int rc = ct_walk_run(w, &ct_report_sink, &r);
+	if (!o->per_thread)
+		ct_print(&r, &r.all, 1);
+	else if (o->json)
+		fputs("]\n", out);
+	ct_report_losses(t, w, out, o->json || o->csv);
+	free(r.all.st);
+	free(r.thread.st);
+	return rc;
+}
 
-		r.th = &t->threads[i];
-		ct_builder_init(&b, &ct_report_ops, &r);
-		ct_stream_open(&s, t, r.th);
-		while ((got = ct_stream_next(&s, &ev)) > 0)
-			ct_builder_event(&b, &ev);
-		if (got < 0)
-			rc = -1;
-		ct_builder_finish(&b);
-		ct_stream_close(&s);
-		ct_builder_free(&b);
-	}
+/* --diff: the same statistics for two traces, side by side, by function name. */
+struct ct_diff_row {
+	const char *name;
+	const struct ct_fstat *a, *b;
+	double key;
+};
 
-	uint32_t *rows = ct_malloc(r.nst * sizeof(uint32_t) + 1);
-	size_t n = 0;
-	for (size_t i = 0; i < r.nst; i++)
-		if (r.st[i].calls)
-			rows[n++] = (uint32_t)i;
-	ct_sort_key = o->sort;
-	ct_sort_report = &r;
-	qsort(rows, n, sizeof(*rows), ct_row_cmp);
-	if (o->json)
-		ct_print_json(&r, rows, n, out, t->ns_per_tick);
+static int ct_diff_cmp(const void *x, const void *y)
+{
+	const struct ct_diff_row *p = x, *q = y;
+	if (p->key != q->key)
+		return p->key > q->key ? -1 : 1;
+	return strcmp(p->name, q->name);
+}
+
+static void ct_collect_stats(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w,
+			     struct ct_stats *s, int *rc)
+{
+	struct ct_report r = { .t = t, .sym = sym };
+	if (ct_walk_run(w, &ct_report_sink, &r) < 0)
+		*rc = -1;
+	*s = r.all;
+}
+
+static const struct ct_fstat *ct_find_by_name(const struct ct_stats *s,
+					      const struct ct_symbols *sym, const char *name)
+{
+	for (size_t i = 0; i < s->nst; i++)
+		if (s->st[i].calls && !strcmp(ct_symbols_func(sym, (uint32_t)i)->name, name))
+			return &s->st[i];
+	return NULL;
+}
+
+static void ct_fmt_change(char *buf, size_t len, double before, double after)
+{
+	if (before == 0 && after == 0)
+		snprintf(buf, len, "%9s", "=");
+	else if (before == 0)
+		snprintf(buf, len, "%9s", "new");
+	else if (after == 0)
+		snprintf(buf, len, "%9s", "gone");
 	else
-		ct_print_text(&r, rows, n, out, t->ns_per_tick);
-	ct_report_losses(t, out, o->json);
+		snprintf(buf, len, "%+8.1f%%", (after - before) / before * 100);
+}
+
+int ct_report_diff(struct ct_trace *old_t, struct ct_symbols *old_sym, struct ct_walk *old_w,
+		   struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FILE *out,
+		   const struct ct_report_opts *o)
+{
+	struct ct_stats a = { 0 }, b = { 0 };
+	int rc = 0;
+	ct_collect_stats(old_t, old_sym, old_w, &a, &rc);
+	ct_collect_stats(t, sym, w, &b, &rc);
+
+	/* every name of either trace, once */
+	struct ct_diff_row *rows = ct_malloc((a.nst + b.nst) * sizeof(*rows) + 1);
+	size_t n = 0;
+	for (int side = 0; side < 2; side++) {
+		const struct ct_stats *s = side ? &b : &a;
+		const struct ct_symbols *y = side ? sym : old_sym;
+		for (size_t i = 0; i < s->nst; i++) {
+			if (!s->st[i].calls)
+				continue;
+			const char *name = ct_symbols_func(y, (uint32_t)i)->name;
+			if (side && ct_find_by_name(&a, old_sym, name))
+				continue; /* listed from the old side */
+			struct ct_diff_row *row = &rows[n++];
+			row->name = name;
+			row->a = side ? NULL : &s->st[i];
+			row->b = side ? &s->st[i] : ct_find_by_name(&b, sym, name);
+		}
+	}
+	static const struct ct_fstat none;
+	double ka = old_t->ns_per_tick, kb = t->ns_per_tick;
+	ct_sort_key = o->sort;
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_fstat *x = rows[i].a ? rows[i].a : &none;
+		const struct ct_fstat *y = rows[i].b ? rows[i].b : &none;
+		double before = ct_key_of(x) * (o->sort == CT_SORT_CALLS ? 1 : ka);
+		double after = ct_key_of(y) * (o->sort == CT_SORT_CALLS ? 1 : kb);
+		rows[i].key = fabs(after - before); /* the biggest changes first */
+	}
+	qsort(rows, n, sizeof(*rows), ct_diff_cmp);
+
+	if (o->json || o->csv) {
+		if (o->csv)
+			fputs("name,calls_old,calls_new,total_ns_old,total_ns_new,self_ns_old,"
+			      "self_ns_new,avg_ns_old,avg_ns_new\n",
+			      out);
+		else
+			fputs("[", out);
+		for (size_t i = 0; i < n; i++) {
+			const struct ct_fstat *x = rows[i].a ? rows[i].a : &none;
+			const struct ct_fstat *y = rows[i].b ? rows[i].b : &none;
+			if (o->csv) {
+				ct_csv_field(out, rows[i].name);
+			} else {
+				fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
+				ct_json_string(out, rows[i].name);
+			}
+			fprintf(out,
+				o->csv ? ",%llu,%llu,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n" :
+					 ", \"calls_old\": %llu, \"calls_new\": %llu, "
+					 "\"total_ns_old\": %.0f, \"total_ns_new\": %.0f, "
+					 "\"self_ns_old\": %.0f, \"self_ns_new\": %.0f, "
+					 "\"avg_ns_old\": %.0f, \"avg_ns_new\": %.0f}",
+				(unsigned long long)x->calls, (unsigned long long)y->calls,
+				(double)x->total * ka, (double)y->total * kb, (double)x->self * ka,
+				(double)y->self * kb, ct_avg(x) * ka, ct_avg(y) * kb);
+		}
+		if (o->json)
+			fputs(n ? "\n]\n" : "]\n", out);
+	} else {
+		char c[8][32];
+		fprintf(out,
+			"%s  Total (old)  Total (new)     Change   Calls (old)  Calls (new)     Change  "
+			"Self (new)  Function%s\n",
+			ct_c_bold, ct_c_reset);
+		for (size_t i = 0; i < n; i++) {
+			const struct ct_fstat *x = rows[i].a ? rows[i].a : &none;
+			const struct ct_fstat *y = rows[i].b ? rows[i].b : &none;
+			ct_fmt_duration(c[0], sizeof(c[0]), (double)x->total * ka);
+			ct_fmt_duration(c[1], sizeof(c[1]), (double)y->total * kb);
+			ct_fmt_change(c[2], sizeof(c[2]), (double)x->total * ka,
+				      (double)y->total * kb);
+			ct_fmt_change(c[3], sizeof(c[3]), (double)x->calls, (double)y->calls);
+			ct_fmt_duration(c[4], sizeof(c[4]), (double)y->self * kb);
+			fprintf(out, "   %s   %s  %s  %12llu %12llu  %s  %s  %s\n", c[0], c[1], c[2],
+				(unsigned long long)x->calls, (unsigned long long)y->calls, c[3],
+				c[4], rows[i].name);
+		}
+	}
 	free(rows);
-	free(r.st);
+	free(a.st);
+	free(b.st);
 	return rc;
 }

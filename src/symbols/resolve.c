@@ -219,7 +219,9 @@ static uint32_t ct_add_func(struct ct_symbols *s, uint64_t identity, const char 
 	f->symbol = d ? d : ct_strdup(raw);
 	f->name = d ? ct_short_name(d) : ct_strdup(raw);
 	f->module = module ? ct_basename(module) : "?";
+	f->path = module;
 	f->addr = addr;
+	f->system = -1;
 	*slot = ++s->nfuncs;
 	return (uint32_t)(s->nfuncs - 1);
 }
@@ -297,4 +299,13 @@ const struct ct_func *ct_symbols_func(const struct ct_symbols *s, uint32_t id)
 uint32_t ct_symbols_count(const struct ct_symbols *s)
 {
 	return (uint32_t)s->nfuncs;
+}
+
+
+int ct_symbols_in_system_header(struct ct_symbols *s, uint32_t id)
+{
+	struct ct_func *f = &s->funcs[id];
+	if (f->system < 0)
+		f->system = (int8_t)ct_dwarf_declared_in_system(f->path, f->addr);
+	return f->system;
 }

@@ -42,7 +42,9 @@ struct ct_func {
 	char *name;	    /* short name, as shown in trees and reports */
 	char *symbol;	    /* full demangled (or raw) symbol name */
 	const char *module; /* basename of its module */
+	const char *path;   /* its module's path, or NULL */
 	uint64_t addr;	    /* address in its module's ELF numbering */
+	int8_t system;	    /* declared in a system header: -1 unknown yet, 0, 1 */
 };
 
 struct ct_symbols;
@@ -56,5 +58,9 @@ const struct ct_func *ct_symbols_func(const struct ct_symbols *s, uint32_t id);
 void ct_symbols_describe(struct ct_symbols *s, uint32_t instance, uint64_t addr, char *buf,
 			 size_t len);
 uint32_t ct_symbols_count(const struct ct_symbols *s);
+/* dwarf.c: 1 if the function at ELF address addr of the file is declared in a system header */
+int ct_dwarf_declared_in_system(const char *path, uint64_t addr);
+/* Declared in a system header (DWARF decl_file under /usr/include, the compiler's headers)? */
+int ct_symbols_in_system_header(struct ct_symbols *s, uint32_t id);
 
 #endif

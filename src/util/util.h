@@ -52,6 +52,10 @@ static inline uint8_t *ct_put_varint(uint8_t *p, uint64_t v)
 /* Returns NULL if the varint runs past end. */
 static inline const uint8_t *ct_get_varint(const uint8_t *p, const uint8_t *end, uint64_t *out)
 {
+	if (__builtin_expect(p < end && *p < 0x80, 1)) { /* most are one byte */
+		*out = *p;
+		return p + 1;
+	}
 	uint64_t v = 0;
 	for (unsigned shift = 0; p < end && shift < 64; shift += 7) {
 		uint8_t b = *p++;

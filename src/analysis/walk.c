@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The walker (see walk.h). It keeps, beside the builder's stack, what each
+ * open call is to the filters:
+ *
+ *   SHOWN    visible, its enter given to the sink
+ *   PENDING  visible if it lasts long enough (-t) or a visible call appears
+ *            under it: its enter is held back until one of these happens
+ *   ELIDED   not shown, but what it calls is, in its place (--no-std, out of
+ *            the --since/--until window, outside any -F match)
+ *   DROPPED  neither it nor anything under it (-N, -D)
+ */
+#include <fnmatch.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "walk.h"
+
+enum ct_vis { CT_SHOWN, CT_PENDING, CT_ELIDED, CT_DROPPED };
+
+/* What a function is to the filters, computed once per function. */
+#define CT_F_KNOWN 1u
+#define CT_F_ONLY  2u /* matches -F */
+#define CT_F_HIDE  4u /* matches -N */
+#define CT_F_STD   8u /* standard library or system header */
+
+struct ct_wframe {
+	uint32_t func;
+	uint8_t vis;
+	uint8_t in_scope;     /* under a -F match (always, without -F) */
+	uint8_t shown_child;  /* some visible call was shown under it */
+	uint32_t depth;	      /* as shown, if shown */
+	uint32_t child_depth; /* where what it calls is shown */
+	uint64_t enter_clock;
+	uint64_t child_ticks; /* time in visible children */
+};
+
+struct ct_walk {
+	struct ct_trace *t;
+	struct ct_symbols *sym;
+	struct ct_filter f;
+	regex_t *only_re, *hide_re;
+	size_t nonly, nhide;
+	uint8_t *fclass;
+	size_t nfclass;
+	/* per thread */
+	const struct ct_thread_info *th;
+	const struct ct_sink *sink;
+	void *ctx;
+	struct ct_wframe *stack;
+	uint32_t cap;
+	uint32_t npending; /* PENDING frames on the stack */
+	uint32_t *fcache;  /* function ids of the current block's table */
+	uint32_t fcache_len, fcache_block;
+	double min_ticks;
+	int plain; /* no filter at all: every call is shown as it is */
+};
+
+static size_t ct_count(const char **v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+static int ct_compile(regex_t **out, const char **pats, size_t n, char *err, size_t errlen)
+{
+	*out = ct_calloc(n, sizeof(regex_t));
+	for (size_t i = 0; i < n; i++) {
+		int r = regcomp(&(*out)[i], pats[i], REG_EXTENDED | REG_NOSUB);
+		if (r) {
+			char msg[256];
+			regerror(r, &(*out)[i], msg, sizeof(msg));
+			snprintf(err, errlen, "bad regular expression '%s': %s", pats[i], msg);
+			for (size_t k = 0; k < i; k++)
+				regfree(&(*out)[k]);
+			free(*out);
+			*out = NULL;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct ct_walk *ct_walk_new(struct ct_trace *t, struct ct_symbols *sym, const struct ct_filter *f,
+			    char *err, size_t errlen)
+{
+	struct ct_walk *w = ct_calloc(1, sizeof(*w));
+	w->t = t;
+	w->sym = sym;
+	w->f = *f;
+	w->nonly = ct_count(f->only);
+	w->nhide = ct_count(f->hide);
+	if (f->regex && (ct_compile(&w->only_re, f->only, w->nonly, err, errlen) < 0 ||
+			 ct_compile(&w->hide_re, f->hide, w->nhide, err, errlen) < 0)) {
+		ct_walk_free(w);
+		return NULL;
+	}
+	w->min_ticks = f->min_ns / t->ns_per_tick;
+	w->plain = !w->nonly && !w->nhide && !f->no_std && !f->max_depth && !f->min_ns &&
+		   !f->since_ns && !f->until_ns;
+	return w;
+}
+
+void ct_walk_free(struct ct_walk *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; w->only_re && i < w->nonly; i++)
+		regfree(&w->only_re[i]);
+	for (size_t i = 0; w->hide_re && i < w->nhide; i++)
+		regfree(&w->hide_re[i]);
+	free(w->only_re);
+	free(w->hide_re);
+	free(w->fclass);
+	free(w->stack);
+	free(w->fcache);
+	free(w);
+}
+
+/* A glob matches the whole name, or the name from any "::" on: Parser::* finds ns::Parser::parse. */
+static int ct_glob(const char *pat, const char *name)
+{
+	if (!fnmatch(pat, name, 0))
+		return 1;
+	for (const char *p = strstr(name, "::"); p; p = strstr(p + 2, "::"))
+		if (!fnmatch(pat, p + 2, 0))
+			return 1;
+	return 0;
+}
+
+static int ct_matches(const struct ct_walk *w, const char **pats, const regex_t *re, size_t n,
+		      const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w->f.regex ? !regexec(&re[i], name, 0, NULL, 0) : ct_glob(pats[i], name))
+			return 1;
+	return 0;
+}
+
+static int ct_is_std(struct ct_walk *w, uint32_t func)
+{
+	static const char *const prefixes[] = { "std::", "__gnu_cxx::", "__cxxabiv1::",
+						"__gnu_debug::", "__cxx11::" };
+	const struct ct_func *f = ct_symbols_func(w->sym, func);
+	for (size_t i = 0; i < CT_ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(f->name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return ct_symbols_in_system_header(w->sym, func);
+}
+
+static uint8_t ct_class_slow(struct ct_walk *w, uint32_t func)
+{
+	if (func >= w->nfclass) {
+		size_t n = w->nfclass ? w->nfclass : 256;
+		while (n <= func)
+			n *= 2;
+		w->fclass = ct_realloc(w->fclass, n);
+		memset(w->fclass + w->nfclass, 0, n - w->nfclass);
+		w->nfclass = n;
+	}
+	uint8_t c = w->fclass[func];
+	if (c & CT_F_KNOWN)
+		return c;
+	const char *name = ct_symbols_func(w->sym, func)->name;
+	c = CT_F_KNOWN;
+	if (w->nonly && ct_matches(w, w->f.only, w->only_re, w->nonly, name))
+		c |= CT_F_ONLY;
+	if (w->nhide && ct_matches(w, w->f.hide, w->hide_re, w->nhide, name))
+		c |= CT_F_HIDE;
+	if (w->f.no_std && ct_is_std(w, func))
+		c |= CT_F_STD;
+	w->fclass[func] = c;
+	return c;
+}
+
+static inline uint8_t ct_class(struct ct_walk *w, uint32_t func)
+{
+	if (func < w->nfclass && (w->fclass[func] & CT_F_KNOWN))
+		return w->fclass[func];
+	return ct_class_slow(w, func);
+}
+
+int ct_walk_selects(const struct ct_walk *w, const struct ct_thread_info *th)
+{
+	int ok = !w->f.tids || !w->f.tids[0];
+	for (const int32_t *p = w->f.tids; p && *p && !ok; p++)
+		ok = *p == th->tid;
+	if (!ok)
+		return 0;
+	ok = !w->f.pids || !w->f.pids[0];
+	for (const int32_t *p = w->f.pids; p && *p && !ok; p++)
+		ok = *p == th->pid;
+	return ok;
+}
+
+/* Give the sink the enters held back, outermost first. */
+static void ct_flush_pending(struct ct_walk *w, uint32_t depth)
+{
+	if (!w->npending)
+		return;
+	for (uint32_t i = 0; i < depth; i++) {
+		struct ct_wframe *f = &w->stack[i];
+		if (f->vis != CT_PENDING)
+			continue;
+		f->vis = CT_SHOWN;
+		w->npending--;
+		struct ct_call c = { .func = f->func, .depth = f->depth, .enter_clock = f->enter_clock };
+		w->sink->enter(w->ctx, &c);
+	}
+}
+
+/* The nearest shown-or-pending frame below index i, or NULL. */
+static struct ct_wframe *ct_visible_parent(struct ct_walk *w, uint32_t i)
+{
+	while (i-- > 0)
+		if (w->stack[i].vis == CT_SHOWN || w->stack[i].vis == CT_PENDING)
+			return &w->stack[i];
+	return NULL;
+}
+
+static int ct_in_window(const struct ct_walk *w, uint64_t clock)
+{
+	if (!w->f.since_ns && !w->f.until_ns)
+		return 1;
+	double ns = ct_trace_ns(w->t, clock);
+	return ns >= w->f.since_ns && (!w->f.until_ns || ns < w->f.until_ns);
+}
+
+static void ct_walk_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
+{
+	struct ct_walk *w = ctx;
+	if (depth >= w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		w->stack = ct_realloc(w->stack, w->cap * sizeof(*w->stack));
+	}
+	const struct ct_wframe *p = depth ? &w->stack[depth - 1] : NULL;
+	struct ct_wframe *f = &w->stack[depth];
+	struct ct_call c;
+
+	f->func = bf->user;
+	f->enter_clock = bf->enter_clock;
+	f->shown_child = 0;
+	f->child_ticks = 0;
+	if (w->plain) { /* the common case, kept short */
+		f->vis = CT_SHOWN;
+		f->in_scope = 1;
+		f->depth = depth;
+		f->child_depth = depth + 1;
+		c.func = f->func;
+		c.depth = depth;
+		c.enter_clock = f->enter_clock;
+		w->sink->enter(w->ctx, &c);
+		return;
+	}
+	uint8_t cls = ct_class(w, bf->user);
+	f->in_scope = !w->nonly || (cls & CT_F_ONLY) || (p && p->in_scope);
+	f->depth = p ? p->child_depth : 0;
+	if ((p && p->vis == CT_DROPPED) || (cls & CT_F_HIDE) ||
+	    (w->f.max_depth && f->in_scope && f->depth >= w->f.max_depth)) {
+		f->vis = CT_DROPPED;
+	} else if (!f->in_scope || (cls & CT_F_STD) || !ct_in_window(w, bf->enter_clock)) {
+		f->vis = CT_ELIDED;
+	} else if (w->f.min_ns) {
+		f->vis = CT_PENDING;
+		w->npending++;
+	} else {
+		f->vis = CT_SHOWN;
+		ct_flush_pending(w, depth);
+		c.func = f->func;
+		c.depth = f->depth;
+		c.enter_clock = f->enter_clock;
+		w->sink->enter(w->ctx, &c);
+	}
+	f->child_depth = f->vis == CT_SHOWN || f->vis == CT_PENDING ? f->depth + 1 : f->depth;
+}
+
+static void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_t exit_clock,
+			 uint64_t ticks, enum ct_close how)
+{
+	struct ct_walk *w = ctx;
+
+	if (how == CT_CLOSE_NO_ENTRY) {
+		/* a return whose call we never saw: shown where it happened, if its place is */
+		const struct ct_wframe *p = depth ? &w->stack[depth - 1] : NULL;
+		uint32_t func = ct_symbols_lookup(w->sym, w->th->instance, bf->addr);
+		uint8_t cls = ct_class(w, func);
+		if ((p && p->vis == CT_DROPPED) || (cls & (CT_F_HIDE | CT_F_STD)) ||
+		    (w->nonly && !(p && p->in_scope) && !(cls & CT_F_ONLY)))
+			return;
+		ct_flush_pending(w, depth);
+		struct ct_call c = { .func = func, .depth = p ? p->child_depth : 0,
+				     .enter_clock = exit_clock, .exit_clock = exit_clock, .how = how };
+		w->sink->exit(w->ctx, &c);
+		return;
+	}
+
+	struct ct_wframe *f = &w->stack[depth];
+	if (f->vis == CT_PENDING) {
+		w->npending--;
+		if (ticks < w->min_ticks && !f->shown_child && how != CT_CLOSE_UNFINISHED) {
+			f->vis = CT_ELIDED; /* too short: not shown, nor was anything under it */
+			return;
+		}
+		f->vis = CT_SHOWN;
+		ct_flush_pending(w, depth);
+		struct ct_call c = { .func = f->func, .depth = f->depth, .enter_clock = f->enter_clock };
+		w->sink->enter(w->ctx, &c);
+	}
+	if (f->vis != CT_SHOWN)
+		return;
+	struct ct_call c;
+	c.func = f->func;
+	c.depth = f->depth;
+	c.enter_clock = f->enter_clock;
+	c.exit_clock = exit_clock;
+	c.child_ticks = f->child_ticks;
+	c.how = how;
+	c.has_children = f->shown_child;
+	w->sink->exit(w->ctx, &c);
+	struct ct_wframe *p = w->plain ? (depth ? &w->stack[depth - 1] : NULL) :
+					 ct_visible_parent(w, depth);
+	if (p) {
+		p->child_ticks += ticks;
+		p->shown_child = 1;
+	}
+}
+
+static void ct_walk_ext(void *ctx, const struct ct_event *ev, uint32_t depth)
+{
+	struct ct_walk *w = ctx;
+	if (ev->ext_type != CT_EXT_LOST && ev->ext_type != CT_EXT_CRASH)
+		return;
+	if (!w->sink->mark)
+		return;
+	ct_flush_pending(w, depth);
+	struct ct_wframe *p = ct_visible_parent(w, depth);
+	uint32_t shown = depth ? w->stack[depth - 1].child_depth : 0;
+	(void)p;
+	w->sink->mark(w->ctx, ev, shown);
+}
+
+static const struct ct_builder_ops ct_walk_ops = {
+	.enter = ct_walk_enter,
+	.exit = ct_walk_exit,
+	.ext = ct_walk_ext,
+};
+
+/* The function id of a record, through the block's table: one lookup per function per block. */
+static uint32_t ct_walk_func(struct ct_walk *w, const struct ct_stream *s, const struct ct_event *ev)
+{
+	if (w->fcache_block != s->blocks_read) {
+		w->fcache_block = s->blocks_read;
+		uint32_t n = s->dec.hdr.nfuncs;
+		if (n > w->fcache_len) {
+			w->fcache = ct_realloc(w->fcache, n * sizeof(uint32_t));
+			w->fcache_len = n;
+		}
+		memset(w->fcache, 0xff, n * sizeof(uint32_t));
+	}
+	uint32_t *slot = &w->fcache[ev->fidx];
+	if (*slot == UINT32_MAX)
+		*slot = ct_symbols_lookup(w->sym, w->th->instance, ev->addr);
+	return *slot;
+}
+
+static int ct_walk_thread(struct ct_walk *w)
+{
+	struct ct_builder b;
+	struct ct_stream s;
+	struct ct_event ev;
+	int rc;
+
+	w->npending = 0;
+	w->fcache_block = UINT32_MAX;
+	ct_builder_init(&b, &ct_walk_ops, w);
+	ct_stream_open(&s, w->t, w->th);
+	if (w->sink->thread_begin)
+		w->sink->thread_begin(w->ctx, w->th);
+	while ((rc = ct_stream_next(&s, &ev)) > 0) {
+		if (ev.kind == CT_EV_ENTER) {
+			/* the builder calls our enter with this frame: give it the function */
+			b.next_user = ct_walk_func(w, &s, &ev);
+		}
+		ct_builder_event(&b, &ev);
+	}
+	ct_builder_finish(&b);
+	if (w->sink->thread_end)
+		w->sink->thread_end(w->ctx, w->th);
+	ct_stream_close(&s);
+	ct_builder_free(&b);
+	return rc;
+}
+
+int ct_walk_run(struct ct_walk *w, const struct ct_sink *sink, void *ctx)
+{
+	int rc = 0;
+	w->sink = sink;
+	w->ctx = ctx;
+	for (size_t i = 0; i < w->t->nthreads; i++) {
+		w->th = &w->t->threads[i];
+		if (!ct_walk_selects(w, w->th))
+			continue;
+		if (ct_walk_thread(w) < 0)
+			rc = -1;
+	}
+	return rc;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The walker: every output's way into a trace. It streams each selected
+ * thread through the call-tree builder, resolves functions, applies the
+ * filters every command shares (-F, -N, -D, -t, --tid, --pid, --since,
+ * --until, --no-std), and hands the calls that remain to a sink, in order:
+ *
+ *   thread_begin
+ *     enter(call) ... enter(child) ... exit(child) ... exit(call)   properly nested
+ *     mark(...)   lost events, crashes, at the depth they happened
+ *   thread_end
+ *
+ * A call is given to the sink only if it is visible: an enter is held back
+ * until the walker knows the call will be shown (with -t, when it lasted long
+ * enough or a visible child appears), so a sink never has to undo anything.
+ * Depths are the depths shown: relative to the -F match, with hidden
+ * (--no-std) calls taken out.
+ */
+#ifndef CT_ANALYSIS_WALK_H
+#define CT_ANALYSIS_WALK_H
+
+#include <stdint.h>
+
+#include "builder.h"
+#include "../format/reader.h"
+#include "../symbols/symbols.h"
+
+/* One call, as renderers see it. */
+struct ct_call {
+	uint32_t func;	      /* ct_symbols_func() id */
+	uint32_t depth;	      /* as shown */
+	uint64_t enter_clock; /* trace clock ticks; ct_trace_ns() turns them into ns */
+	uint64_t exit_clock;  /* 0 in enter() */
+	uint64_t child_ticks; /* time in its visible children (exit() only) */
+	enum ct_close how;    /* exit() only */
+	int has_children;     /* exit() only: some visible child was shown */
+};
+
+struct ct_sink {
+	void (*thread_begin)(void *ctx, const struct ct_thread_info *th);
+	void (*enter)(void *ctx, const struct ct_call *c);
+	void (*exit)(void *ctx, const struct ct_call *c);
+	/* an extended record worth showing (CT_EXT_LOST, CT_EXT_CRASH) */
+	void (*mark)(void *ctx, const struct ct_event *ev, uint32_t depth);
+	void (*thread_end)(void *ctx, const struct ct_thread_info *th);
+};
+
+struct ct_filter {
+	const char **only;   /* -F: only calls under a match (NULL-terminated, or NULL) */
+	const char **hide;   /* -N: a match and everything under it */
+	int regex;	     /* patterns are extended regexes, not globs */
+	uint32_t max_depth;  /* -D: 0 = no limit */
+	uint64_t min_ns;     /* -t: calls shorter than this are not shown */
+	const int32_t *tids; /* --tid (0-terminated, or NULL) */
+	const int32_t *pids; /* --pid (0-terminated, or NULL) */
+	double since_ns, until_ns; /* --since/--until, from the start; until 0 = no limit */
+	int no_std;	     /* --no-std: hide the C++ standard library and system headers' functions,
+			      * showing what they call (callbacks) in their place */
+};
+
+struct ct_walk;
+
+/* Compile the patterns; NULL with a message in err on a bad pattern. */
+struct ct_walk *ct_walk_new(struct ct_trace *t, struct ct_symbols *sym, const struct ct_filter *f,
+			    char *err, size_t errlen);
+void ct_walk_free(struct ct_walk *w);
+/* Walk every selected thread into sink; -1 if the trace could not be read. */
+int ct_walk_run(struct ct_walk *w, const struct ct_sink *sink, void *ctx);
+/* Is this thread selected by --tid/--pid? */
+int ct_walk_selects(const struct ct_walk *w, const struct ct_thread_info *th);
+
+#endif
