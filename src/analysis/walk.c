@@ -44,17 +44,22 @@ struct ct_walk {
 	size_t nonly, nhide;
 	uint8_t *fclass;
 	size_t nfclass;
-	/* per thread */
+	double min_ticks;
+	int plain; /* no filter at all: every call is shown as it is */
+};
+
+/* One thread being walked: its builder and what each open call is to the filters. */
+struct ct_walker {
+	struct ct_walk *w;
 	const struct ct_thread_info *th;
 	const struct ct_sink *sink;
 	void *ctx;
+	struct ct_builder b;
 	struct ct_wframe *stack;
 	uint32_t cap;
 	uint32_t npending; /* PENDING frames on the stack */
 	uint32_t *fcache;  /* function ids of the current block's table */
 	uint32_t fcache_len, fcache_block;
-	double min_ticks;
-	int plain; /* no filter at all: every call is shown as it is */
 };
 
 static size_t ct_count(const char **v)
@@ -115,8 +120,6 @@ void ct_walk_free(struct ct_walk *w)
 	free(w->only_re);
 	free(w->hide_re);
 	free(w->fclass);
-	free(w->stack);
-	free(w->fcache);
 	free(w);
 }
 
@@ -197,27 +200,27 @@ int ct_walk_selects(const struct ct_walk *w, const struct ct_thread_info *th)
 }
 
 /* Give the sink the enters held back, outermost first. */
-static void ct_flush_pending(struct ct_walk *w, uint32_t depth)
+static void ct_flush_pending(struct ct_walker *tw, uint32_t depth)
 {
-	if (!w->npending)
+	if (!tw->npending)
 		return;
 	for (uint32_t i = 0; i < depth; i++) {
-		struct ct_wframe *f = &w->stack[i];
+		struct ct_wframe *f = &tw->stack[i];
 		if (f->vis != CT_PENDING)
 			continue;
 		f->vis = CT_SHOWN;
-		w->npending--;
+		tw->npending--;
 		struct ct_call c = { .func = f->func, .depth = f->depth, .enter_clock = f->enter_clock };
-		w->sink->enter(w->ctx, &c);
+		tw->sink->enter(tw->ctx, &c);
 	}
 }
 
 /* The nearest shown-or-pending frame below index i, or NULL. */
-static struct ct_wframe *ct_visible_parent(struct ct_walk *w, uint32_t i)
+static struct ct_wframe *ct_visible_parent(struct ct_walker *tw, uint32_t i)
 {
 	while (i-- > 0)
-		if (w->stack[i].vis == CT_SHOWN || w->stack[i].vis == CT_PENDING)
-			return &w->stack[i];
+		if (tw->stack[i].vis == CT_SHOWN || tw->stack[i].vis == CT_PENDING)
+			return &tw->stack[i];
 	return NULL;
 }
 
@@ -231,13 +234,14 @@ static int ct_in_window(const struct ct_walk *w, uint64_t clock)
 
 static void ct_walk_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 {
-	struct ct_walk *w = ctx;
-	if (depth >= w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 64;
-		w->stack = ct_realloc(w->stack, w->cap * sizeof(*w->stack));
+	struct ct_walker *tw = ctx;
+	struct ct_walk *w = tw->w;
+	if (depth >= tw->cap) {
+		tw->cap = tw->cap ? tw->cap * 2 : 64;
+		tw->stack = ct_realloc(tw->stack, tw->cap * sizeof(*tw->stack));
 	}
-	const struct ct_wframe *p = depth ? &w->stack[depth - 1] : NULL;
-	struct ct_wframe *f = &w->stack[depth];
+	const struct ct_wframe *p = depth ? &tw->stack[depth - 1] : NULL;
+	struct ct_wframe *f = &tw->stack[depth];
 	struct ct_call c;
 
 	f->func = bf->user;
@@ -252,7 +256,7 @@ static void ct_walk_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 		c.func = f->func;
 		c.depth = depth;
 		c.enter_clock = f->enter_clock;
-		w->sink->enter(w->ctx, &c);
+		tw->sink->enter(tw->ctx, &c);
 		return;
 	}
 	uint8_t cls = ct_class(w, bf->user);
@@ -265,14 +269,14 @@ static void ct_walk_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 		f->vis = CT_ELIDED;
 	} else if (w->f.min_ns) {
 		f->vis = CT_PENDING;
-		w->npending++;
+		tw->npending++;
 	} else {
 		f->vis = CT_SHOWN;
-		ct_flush_pending(w, depth);
+		ct_flush_pending(tw, depth);
 		c.func = f->func;
 		c.depth = f->depth;
 		c.enter_clock = f->enter_clock;
-		w->sink->enter(w->ctx, &c);
+		tw->sink->enter(tw->ctx, &c);
 	}
 	f->child_depth = f->vis == CT_SHOWN || f->vis == CT_PENDING ? f->depth + 1 : f->depth;
 }
@@ -280,34 +284,35 @@ static void ct_walk_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 static void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_t exit_clock,
 			 uint64_t ticks, enum ct_close how)
 {
-	struct ct_walk *w = ctx;
+	struct ct_walker *tw = ctx;
+	struct ct_walk *w = tw->w;
 
 	if (how == CT_CLOSE_NO_ENTRY) {
 		/* a return whose call we never saw: shown where it happened, if its place is */
-		const struct ct_wframe *p = depth ? &w->stack[depth - 1] : NULL;
-		uint32_t func = ct_symbols_lookup(w->sym, w->th->instance, bf->addr);
+		const struct ct_wframe *p = depth ? &tw->stack[depth - 1] : NULL;
+		uint32_t func = ct_symbols_lookup(w->sym, tw->th->instance, bf->addr);
 		uint8_t cls = ct_class(w, func);
 		if ((p && p->vis == CT_DROPPED) || (cls & (CT_F_HIDE | CT_F_STD)) ||
 		    (w->nonly && !(p && p->in_scope) && !(cls & CT_F_ONLY)))
 			return;
-		ct_flush_pending(w, depth);
+		ct_flush_pending(tw, depth);
 		struct ct_call c = { .func = func, .depth = p ? p->child_depth : 0,
 				     .enter_clock = exit_clock, .exit_clock = exit_clock, .how = how };
-		w->sink->exit(w->ctx, &c);
+		tw->sink->exit(tw->ctx, &c);
 		return;
 	}
 
-	struct ct_wframe *f = &w->stack[depth];
+	struct ct_wframe *f = &tw->stack[depth];
 	if (f->vis == CT_PENDING) {
-		w->npending--;
+		tw->npending--;
 		if (ticks < w->min_ticks && !f->shown_child && how != CT_CLOSE_UNFINISHED) {
 			f->vis = CT_ELIDED; /* too short: not shown, nor was anything under it */
 			return;
 		}
 		f->vis = CT_SHOWN;
-		ct_flush_pending(w, depth);
+		ct_flush_pending(tw, depth);
 		struct ct_call c = { .func = f->func, .depth = f->depth, .enter_clock = f->enter_clock };
-		w->sink->enter(w->ctx, &c);
+		tw->sink->enter(tw->ctx, &c);
 	}
 	if (f->vis != CT_SHOWN)
 		return;
@@ -319,9 +324,9 @@ static void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_
 	c.child_ticks = f->child_ticks;
 	c.how = how;
 	c.has_children = f->shown_child;
-	w->sink->exit(w->ctx, &c);
-	struct ct_wframe *p = w->plain ? (depth ? &w->stack[depth - 1] : NULL) :
-					 ct_visible_parent(w, depth);
+	tw->sink->exit(tw->ctx, &c);
+	struct ct_wframe *p = w->plain ? (depth ? &tw->stack[depth - 1] : NULL) :
+					 ct_visible_parent(tw, depth);
 	if (p) {
 		p->child_ticks += ticks;
 		p->shown_child = 1;
@@ -330,16 +335,13 @@ static void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_
 
 static void ct_walk_ext(void *ctx, const struct ct_event *ev, uint32_t depth)
 {
-	struct ct_walk *w = ctx;
+	struct ct_walker *tw = ctx;
 	if (ev->ext_type != CT_EXT_LOST && ev->ext_type != CT_EXT_CRASH)
 		return;
-	if (!w->sink->mark)
+	if (!tw->sink->mark)
 		return;
-	ct_flush_pending(w, depth);
-	struct ct_wframe *p = ct_visible_parent(w, depth);
-	uint32_t shown = depth ? w->stack[depth - 1].child_depth : 0;
-	(void)p;
-	w->sink->mark(w->ctx, ev, shown);
+	ct_flush_pending(tw, depth);
+	tw->sink->mark(tw->ctx, ev, depth ? tw->stack[depth - 1].child_depth : 0);
 }
 
 static const struct ct_builder_ops ct_walk_ops = {
@@ -349,61 +351,82 @@ static const struct ct_builder_ops ct_walk_ops = {
 };
 
 /* The function id of a record, through the block's table: one lookup per function per block. */
-static uint32_t ct_walk_func(struct ct_walk *w, const struct ct_stream *s, const struct ct_event *ev)
+static uint32_t ct_walker_func(struct ct_walker *tw, uint32_t block, const struct ct_event *ev,
+			       uint32_t nfuncs)
 {
-	if (w->fcache_block != s->blocks_read) {
-		w->fcache_block = s->blocks_read;
-		uint32_t n = s->dec.hdr.nfuncs;
-		if (n > w->fcache_len) {
-			w->fcache = ct_realloc(w->fcache, n * sizeof(uint32_t));
-			w->fcache_len = n;
+	if (tw->fcache_block != block) {
+		tw->fcache_block = block;
+		if (nfuncs > tw->fcache_len) {
+			tw->fcache = ct_realloc(tw->fcache, nfuncs * sizeof(uint32_t));
+			tw->fcache_len = nfuncs;
 		}
-		memset(w->fcache, 0xff, n * sizeof(uint32_t));
+		memset(tw->fcache, 0xff, nfuncs * sizeof(uint32_t));
 	}
-	uint32_t *slot = &w->fcache[ev->fidx];
+	uint32_t *slot = &tw->fcache[ev->fidx];
 	if (*slot == UINT32_MAX)
-		*slot = ct_symbols_lookup(w->sym, w->th->instance, ev->addr);
+		*slot = ct_symbols_lookup(tw->w->sym, tw->th->instance, ev->addr);
 	return *slot;
 }
 
-static int ct_walk_thread(struct ct_walk *w)
+struct ct_walker *ct_walker_new(struct ct_walk *w, const struct ct_thread_info *th,
+				const struct ct_sink *sink, void *ctx)
 {
-	struct ct_builder b;
+	struct ct_walker *tw = ct_calloc(1, sizeof(*tw));
+	tw->w = w;
+	tw->th = th;
+	tw->sink = sink;
+	tw->ctx = ctx;
+	tw->fcache_block = UINT32_MAX;
+	ct_builder_init(&tw->b, &ct_walk_ops, tw);
+	if (sink->thread_begin)
+		sink->thread_begin(ctx, th);
+	return tw;
+}
+
+void ct_walker_event(struct ct_walker *tw, const struct ct_event *ev, uint32_t block,
+		     uint32_t nfuncs)
+{
+	if (ev->kind == CT_EV_ENTER) /* the builder passes it to our enter, with the frame */
+		tw->b.next_user = ct_walker_func(tw, block, ev, nfuncs);
+	ct_builder_event(&tw->b, ev);
+}
+
+void ct_walker_end(struct ct_walker *tw)
+{
+	ct_builder_finish(&tw->b);
+	if (tw->sink->thread_end)
+		tw->sink->thread_end(tw->ctx, tw->th);
+	ct_builder_free(&tw->b);
+	free(tw->stack);
+	free(tw->fcache);
+	free(tw);
+}
+
+static int ct_walk_thread(struct ct_walk *w, const struct ct_thread_info *th,
+			  const struct ct_sink *sink, void *ctx)
+{
+	struct ct_walker *tw = ct_walker_new(w, th, sink, ctx);
 	struct ct_stream s;
 	struct ct_event ev;
 	int rc;
 
-	w->npending = 0;
-	w->fcache_block = UINT32_MAX;
-	ct_builder_init(&b, &ct_walk_ops, w);
-	ct_stream_open(&s, w->t, w->th);
-	if (w->sink->thread_begin)
-		w->sink->thread_begin(w->ctx, w->th);
+	ct_stream_open(&s, w->t, th);
 	while ((rc = ct_stream_next(&s, &ev)) > 0) {
-		if (ev.kind == CT_EV_ENTER) {
-			/* the builder calls our enter with this frame: give it the function */
-			b.next_user = ct_walk_func(w, &s, &ev);
-		}
-		ct_builder_event(&b, &ev);
+		if (ev.kind == CT_EV_ENTER)
+			tw->b.next_user = ct_walker_func(tw, s.blocks_read, &ev, s.dec.hdr.nfuncs);
+		ct_builder_event(&tw->b, &ev);
 	}
-	ct_builder_finish(&b);
-	if (w->sink->thread_end)
-		w->sink->thread_end(w->ctx, w->th);
+	ct_walker_end(tw);
 	ct_stream_close(&s);
-	ct_builder_free(&b);
 	return rc;
 }
 
 int ct_walk_run(struct ct_walk *w, const struct ct_sink *sink, void *ctx)
 {
 	int rc = 0;
-	w->sink = sink;
-	w->ctx = ctx;
 	for (size_t i = 0; i < w->t->nthreads; i++) {
-		w->th = &w->t->threads[i];
-		if (!ct_walk_selects(w, w->th))
-			continue;
-		if (ct_walk_thread(w) < 0)
+		const struct ct_thread_info *th = &w->t->threads[i];
+		if (ct_walk_selects(w, th) && ct_walk_thread(w, th, sink, ctx) < 0)
 			rc = -1;
 	}
 	return rc;

@@ -69,4 +69,17 @@ int ct_walk_run(struct ct_walk *w, const struct ct_sink *sink, void *ctx);
 /* Is this thread selected by --tid/--pid? */
 int ct_walk_selects(const struct ct_walk *w, const struct ct_thread_info *th);
 
+/*
+ * One thread at a time, record by record, for those who read a trace while it
+ * grows (live): several walkers can be fed in any interleaving.
+ */
+struct ct_walker;
+struct ct_walker *ct_walker_new(struct ct_walk *w, const struct ct_thread_info *th,
+				const struct ct_sink *sink, void *ctx);
+/* block: any number that changes with the block (its function table); nfuncs: its size */
+void ct_walker_event(struct ct_walker *tw, const struct ct_event *ev, uint32_t block,
+		     uint32_t nfuncs);
+/* The thread's records ended: close what is open, thread_end, free. */
+void ct_walker_end(struct ct_walker *tw);
+
 #endif

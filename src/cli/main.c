@@ -12,6 +12,7 @@ static const struct {
 	const char *summary;
 } ct_commands[] = {
 	{ "record", ct_cmd_record, "run a program and record its function calls" },
+	{ "live", ct_cmd_live, "run a program and print its call tree as it runs" },
 	{ "replay", ct_cmd_replay, "show the recorded calls as a tree, per thread" },
 	{ "report", ct_cmd_report,
 	  "per-function statistics: calls, total, self, average, min, max" },

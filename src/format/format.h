@@ -77,6 +77,7 @@ struct ct_module_rec {
 #define CT_EVENTS_SALVAGED 1u /* read from the chunk of a thread that was gone */
 #define CT_EVENTS_LAST	   2u /* the thread's last chunk */
 #define CT_EVENTS_SNAPSHOT 4u /* flight recorder: read from a thread's ring */
+#define CT_EVENTS_LIVE	   8u /* live: read from a chunk its thread was still filling */
 
 struct ct_events_hdr {
 	uint32_t instance;

@@ -189,11 +189,11 @@ static int ct_add_block(struct ct_trace *t, const struct ct_block_header *h, con
 	}
 }
 
+/* Read the blocks from t->next_offset to the end of the file. */
 static int ct_read_blocks(struct ct_trace *t, char *err, size_t errlen)
 {
-	uint64_t off = sizeof(struct ct_file_header);
+	uint64_t off = t->next_offset;
 	struct ct_buf payload = { 0 };
-	struct ct_map index = { 0 };
 	int r = 0;
 
 	while (off < t->size) {
@@ -213,17 +213,35 @@ static int ct_read_blocks(struct ct_trace *t, char *err, size_t errlen)
 		ct_buf_reserve(&payload, h.length);
 		if (ct_pread_all(t->fd, payload.data, h.length, off + sizeof(h)) < 0 ||
 		    ct_crc32c(ct_crc32c(0, &h, 12), payload.data, h.length) != h.crc ||
-		    ct_add_block(t, &h, payload.data, off + sizeof(h), &index) < 0) {
+		    ct_add_block(t, &h, payload.data, off + sizeof(h), &t->thread_index) < 0) {
 			snprintf(err, errlen, "%s: corrupt trace: bad block at offset %llu",
 				 t->path, (unsigned long long)off);
 			r = -1;
 			break;
 		}
 		off += sizeof(h) + h.length;
+		t->next_offset = off;
 	}
 	ct_buf_free(&payload);
-	ct_map_free(&index);
 	return r;
+}
+
+int ct_trace_follow(struct ct_trace *t, char *err, size_t errlen)
+{
+	struct stat st;
+	size_t before = t->nevents;
+
+	if (fstat(t->fd, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", t->path, strerror(errno));
+		return -1;
+	}
+	if ((uint64_t)st.st_size <= t->next_offset)
+		return 0;
+	t->size = (uint64_t)st.st_size;
+	t->torn_bytes = 0; /* a block being written: the next look will see it whole */
+	if (ct_read_blocks(t, err, errlen) < 0)
+		return -1;
+	return (int)(t->nevents - before);
 }
 
 static int ct_thread_cmp(const void *a, const void *b)
@@ -287,6 +305,7 @@ struct ct_trace *ct_trace_open(const char *path, char *err, size_t errlen)
 		goto fail;
 	}
 	t->version = fh.version;
+	t->next_offset = sizeof(fh);
 	if (ct_read_blocks(t, err, errlen) < 0)
 		goto fail;
 	qsort(t->threads, t->nthreads, sizeof(*t->threads), ct_thread_cmp);
@@ -321,6 +340,7 @@ void ct_trace_close(struct ct_trace *t)
 		ct_buf_free(&t->symtabs[i]);
 	for (size_t i = 0; i < t->nthreads; i++)
 		free(t->threads[i].blocks);
+	ct_map_free(&t->thread_index);
 	free(t->meta);
 	free(t->crashes);
 	free(t->procs);

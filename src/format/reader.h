@@ -71,13 +71,21 @@ struct ct_trace {
 	size_t nevents;
 	struct ct_thread_info *threads;
 	size_t nthreads;
-	uint64_t torn_bytes; /* bytes after the last complete block */
+	uint64_t torn_bytes;  /* bytes after the last complete block */
+	uint64_t next_offset; /* where the next block starts */
+	struct ct_map thread_index; /* snapshot, instance, tid -> index in threads */
 	double ns_per_tick;
 	uint64_t clock_origin;
 };
 
 /* NULL on failure, with a one-line reason in err. */
 struct ct_trace *ct_trace_open(const char *path, char *err, size_t errlen);
+/*
+ * Read the blocks written since (a trace being recorded, by live): returns how
+ * many event blocks came, -1 on a corrupt block. New blocks and threads are
+ * appended to t->events and t->threads (which may move: keep indexes).
+ */
+int ct_trace_follow(struct ct_trace *t, char *err, size_t errlen);
 void ct_trace_close(struct ct_trace *t);
 const char *ct_trace_meta(const struct ct_trace *t, const char *key);
 const struct ct_process_info *ct_trace_process(const struct ct_trace *t, uint32_t instance);

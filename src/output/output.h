@@ -33,6 +33,17 @@ struct ct_walk;
 int ct_replay(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FILE *out,
 	      const struct ct_replay_opts *o);
 
+/* Replay's pieces, for live: one output, a sink context per thread. */
+struct ct_sink;
+struct ct_replay_out;
+extern const struct ct_sink ct_replay_sink;
+struct ct_replay_out *ct_replay_out_new(const struct ct_trace *t, struct ct_symbols *sym,
+					FILE *out, const struct ct_replay_opts *o, int live);
+void *ct_replay_thread_new(struct ct_replay_out *ro);
+void ct_replay_thread_free(struct ct_replay_out *ro, void *thread);
+int ct_replay_out_flush(struct ct_replay_out *ro);
+void ct_replay_out_free(struct ct_replay_out *ro);
+
 enum ct_sort { CT_SORT_TOTAL, CT_SORT_SELF, CT_SORT_CALLS, CT_SORT_AVG, CT_SORT_MAX, CT_SORT_NAME };
 
 struct ct_report_opts {

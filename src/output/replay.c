@@ -18,22 +18,47 @@
 #include "output.h"
 #include "../analysis/walk.h"
 
-struct ct_replay {
+/* What all threads share: the output. */
+struct ct_replay_out {
 	struct ct_out out;
+	const struct ct_trace *t;
+	struct ct_symbols *sym;
+	const struct ct_replay_opts *o;
+	size_t threads;
+	int live;		 /* threads' lines interleave as they come */
+	struct ct_replay *last; /* live: the thread that printed last */
+};
+
+/* One thread's part. */
+struct ct_replay {
+	struct ct_replay_out *ro;
+	struct ct_out *out_; /* &ro->out */
 	const struct ct_trace *t;
 	struct ct_symbols *sym;
 	const struct ct_replay_opts *o;
 	const struct ct_thread_info *th;
 	int held; /* a call entered but not printed yet */
 	struct ct_call held_call;
-	size_t threads;
 	char tid_col[16]; /* " [  4711] | " */
 	size_t tid_col_len;
 };
 
+static void ct_flush_held(struct ct_replay *r);
+
+/* Live: before a thread prints, the one that printed last shows what it holds back. */
+static void ct_take_turn(struct ct_replay *r)
+{
+	struct ct_replay_out *ro = r->ro;
+	if (ro->live && ro->last != r) {
+		if (ro->last)
+			ct_flush_held(ro->last);
+		ro->last = r;
+	}
+}
+
 static void ct_line_start(struct ct_replay *r, uint64_t clock, const uint64_t *ticks)
 {
-	struct ct_out *o = &r->out;
+	struct ct_out *o = r->out_;
 
 	if (r->o->timestamps) {
 		ct_out_str(o, ct_c_dim);
@@ -65,14 +90,15 @@ static void ct_flush_held(struct ct_replay *r)
 		return;
 	r->held = 0;
 	ct_line_start(r, r->held_call.enter_clock, NULL);
-	ct_out_spaces(&r->out, 2 * r->held_call.depth);
-	ct_out_str(&r->out, ct_name(r, r->held_call.func));
-	ct_out_mem(&r->out, "() {\n", 5);
+	ct_out_spaces(r->out_, 2 * r->held_call.depth);
+	ct_out_str(r->out_, ct_name(r, r->held_call.func));
+	ct_out_mem(r->out_, "() {\n", 5);
 }
 
 static void ct_replay_enter(void *ctx, const struct ct_call *c)
 {
 	struct ct_replay *r = ctx;
+	ct_take_turn(r);
 	ct_flush_held(r);
 	r->held = 1;
 	r->held_call = *c;
@@ -95,8 +121,9 @@ static const char *ct_close_note(enum ct_close how)
 static void ct_replay_exit(void *ctx, const struct ct_call *c)
 {
 	struct ct_replay *r = ctx;
-	struct ct_out *o = &r->out;
+	struct ct_out *o = r->out_;
 	const char *note = ct_close_note(c->how);
+	ct_take_turn(r);
 	const char *name = ct_name(r, c->func);
 	uint64_t ticks = c->exit_clock - c->enter_clock;
 	int timed = c->how == CT_CLOSE_RETURN || c->how == CT_CLOSE_UNWOUND;
@@ -146,14 +173,14 @@ static void ct_replay_crash(struct ct_replay *r, const struct ct_event *ev, uint
 	memcpy(&c, ev->ext, sizeof(c));
 	ct_symbols_describe(r->sym, r->th->instance, c.pc, where, sizeof(where));
 	ct_line_start(r, ev->clock, NULL);
-	ct_out_spaces(&r->out, 2 * depth);
+	ct_out_spaces(r->out_, 2 * depth);
 	int n = snprintf(line, sizeof(line), "%s*** %s at %s", ct_c_red, ct_signal_name(c.signo),
 			 where);
 	if (c.signo == SIGSEGV || c.signo == SIGBUS)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, " (address 0x%llx)",
 			      (unsigned long long)c.addr);
 	snprintf(line + n, sizeof(line) - (size_t)n, " ***%s\n", ct_c_reset);
-	ct_out_str(&r->out, line);
+	ct_out_str(r->out_, line);
 }
 
 static void ct_replay_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
@@ -161,6 +188,7 @@ static void ct_replay_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 	struct ct_replay *r = ctx;
 	char line[128];
 
+	ct_take_turn(r);
 	ct_flush_held(r);
 	if (ev->ext_type == CT_EXT_CRASH) {
 		ct_replay_crash(r, ev, depth);
@@ -169,10 +197,10 @@ static void ct_replay_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 	uint64_t n = 0;
 	memcpy(&n, ev->ext, ev->ext_len < 8 ? ev->ext_len : 8);
 	ct_line_start(r, ev->clock, NULL);
-	ct_out_spaces(&r->out, 2 * depth);
+	ct_out_spaces(r->out_, 2 * depth);
 	snprintf(line, sizeof(line), "%s/* lost %llu events */%s\n", ct_c_red, (unsigned long long)n,
 		 ct_c_reset);
-	ct_out_str(&r->out, line);
+	ct_out_str(r->out_, line);
 }
 
 static void ct_replay_thread_begin(void *ctx, const struct ct_thread_info *th)
@@ -182,11 +210,12 @@ static void ct_replay_thread_begin(void *ctx, const struct ct_thread_info *th)
 	char line[4200];
 	int n;
 
+	ct_take_turn(r);
 	r->th = th;
 	r->held = 0;
 	r->tid_col_len = (size_t)snprintf(r->tid_col, sizeof(r->tid_col), " [%6d] | ", th->tid);
-	if (r->threads++)
-		ct_out_char(&r->out, '\n');
+	if (r->ro->threads++ && !r->ro->live)
+		ct_out_char(r->out_, '\n');
 	n = snprintf(line, sizeof(line), "%s# thread %d, process %d", ct_c_dim, th->tid, th->pid);
 	if (p)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, " (%s)", p->exe);
@@ -199,7 +228,7 @@ static void ct_replay_thread_begin(void *ctx, const struct ct_thread_info *th)
 			      cnt, ct_c_dim);
 	}
 	snprintf(line + n, sizeof(line) - (size_t)n, "%s\n", ct_c_reset);
-	ct_out_str(&r->out, line);
+	ct_out_str(r->out_, line);
 }
 
 static void ct_replay_thread_end(void *ctx, const struct ct_thread_info *th)
@@ -209,7 +238,7 @@ static void ct_replay_thread_end(void *ctx, const struct ct_thread_info *th)
 	ct_flush_held(r);
 }
 
-static const struct ct_sink ct_replay_sink = {
+const struct ct_sink ct_replay_sink = {
 	.thread_begin = ct_replay_thread_begin,
 	.enter = ct_replay_enter,
 	.exit = ct_replay_exit,
@@ -217,23 +246,63 @@ static const struct ct_sink ct_replay_sink = {
 	.thread_end = ct_replay_thread_end,
 };
 
+struct ct_replay_out *ct_replay_out_new(const struct ct_trace *t, struct ct_symbols *sym,
+					FILE *out, const struct ct_replay_opts *o, int live)
+{
+	struct ct_replay_out *ro = ct_calloc(1, sizeof(*ro));
+	char line[128];
+
+	ro->t = t;
+	ro->sym = sym;
+	ro->o = o;
+	ro->live = live;
+	ct_out_init(&ro->out, out);
+	snprintf(line, sizeof(line), "%s#%s DURATION     TID     FUNCTION%s\n", ct_c_dim,
+		 o->timestamps ? "      TIMESTAMP" : "", ct_c_reset);
+	ct_out_str(&ro->out, line);
+	return ro;
+}
+
+void *ct_replay_thread_new(struct ct_replay_out *ro)
+{
+	struct ct_replay *r = ct_calloc(1, sizeof(*r));
+	r->ro = ro;
+	r->out_ = &ro->out;
+	r->t = ro->t;
+	r->sym = ro->sym;
+	r->o = ro->o;
+	return r;
+}
+
+void ct_replay_thread_free(struct ct_replay_out *ro, void *thread)
+{
+	if (ro->last == thread)
+		ro->last = NULL;
+	free(thread);
+}
+
+/* Write out what is buffered; -1 if the output failed. */
+int ct_replay_out_flush(struct ct_replay_out *ro)
+{
+	ct_out_flush(&ro->out);
+	fflush(ro->out.f);
+	return ro->out.error ? -1 : 0;
+}
+
+void ct_replay_out_free(struct ct_replay_out *ro)
+{
+	free(ro);
+}
+
 int ct_replay(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FILE *out,
 	      const struct ct_replay_opts *o)
 {
-	struct ct_replay *r = ct_calloc(1, sizeof(*r));
-	char line[128];
-
-	r->t = t;
-	r->sym = sym;
-	r->o = o;
-	ct_out_init(&r->out, out);
-	snprintf(line, sizeof(line), "%s#%s DURATION     TID     FUNCTION%s\n", ct_c_dim,
-		 o->timestamps ? "      TIMESTAMP" : "", ct_c_reset);
-	ct_out_str(&r->out, line);
+	struct ct_replay_out *ro = ct_replay_out_new(t, sym, out, o, 0);
+	void *r = ct_replay_thread_new(ro); /* threads one after another: one part will do */
 	int rc = ct_walk_run(w, &ct_replay_sink, r);
-	ct_out_flush(&r->out);
-	if (r->out.error)
+	if (ct_replay_out_flush(ro) < 0)
 		rc = -1;
-	free(r);
+	ct_replay_thread_free(ro, r);
+	ct_replay_out_free(ro);
 	return rc;
 }

@@ -25,6 +25,7 @@ void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_w
 	ct_map_init(&c->next_seq, 64);
 	ct_map_init(&c->last_clock, 64);
 	c->order = ct_calloc(pool->ctl->nchunks, sizeof(uint32_t));
+	c->read_off = ct_calloc(pool->ctl->nchunks, sizeof(uint32_t));
 }
 
 void ct_collector_free(struct ct_collector *c)
@@ -38,6 +39,7 @@ void ct_collector_free(struct ct_collector *c)
 	free(c->mods);
 	free(c->insts);
 	free(c->order);
+	free(c->read_off);
 }
 
 static void ct_note_instance(struct ct_collector *c, uint32_t instance, int32_t pid)
@@ -186,9 +188,11 @@ static int ct_valid(uint64_t w0, uint64_t w1)
  * wrote, unless a plausible record follows a few abandoned ones.
  */
 static uint64_t ct_skip_empty(const uint64_t *w, uint64_t i, uint64_t nwords, uint64_t last,
-			      uint64_t base, int salvaged)
+			      uint64_t base, uint32_t flags)
 {
-	if (!salvaged)
+	if (flags & CT_EVENTS_LIVE)
+		return 0; /* its thread may fill it yet */
+	if (!(flags & (CT_EVENTS_SALVAGED | CT_EVENTS_SNAPSHOT)))
 		return 2;
 	for (uint64_t k = 2; k <= 8 && i + k + 2 <= nwords; k += 2) {
 		if (!ct_valid(w[i + k], w[i + k + 1]))
@@ -215,8 +219,7 @@ static uint64_t ct_encode_chunk(struct ct_collector *c, const struct ct_chunk_de
 		uint64_t w0 = w[i], w1 = w[i + 1];
 		unsigned kind = ct_ev_kind(w1);
 		if (!ct_valid(w0, w1)) {
-			uint64_t skip = ct_skip_empty(w, i, nwords, last, base,
-						      flags & (CT_EVENTS_SALVAGED | CT_EVENTS_SNAPSHOT));
+			uint64_t skip = ct_skip_empty(w, i, nwords, last, base, flags);
 			if (!skip)
 				break;
 			c->abandoned += skip / 2;
@@ -294,11 +297,45 @@ static void ct_collect_chunk(struct ct_collector *c, uint32_t idx, int salvage)
 	uint64_t used = salvage ? ctl->chunk_size : ct_min(d->used, ctl->chunk_size);
 	uint32_t flags = (salvage ? c->ring ? CT_EVENTS_SNAPSHOT : CT_EVENTS_SALVAGED : 0) |
 			 (d->flags & CT_CHUNK_LAST ? CT_EVENTS_LAST : 0);
+	uint64_t off = c->read_off[idx], read = off; /* live: what was read already */
 
 	ct_note_instance(c, d->instance, d->pid);
-	uint64_t read = ct_encode_chunk(c, d, w, used / 8, flags);
+	if (used > off)
+		read += ct_encode_chunk(c, d, w + off / 8, (used - off) / 8, flags);
+	c->read_off[idx] = 0;
 	/* a salvaged chunk may hold a torn record past what we read */
 	ct_recycle(c, idx, salvage ? ctl->chunk_size : ct_max(read, used));
+}
+
+/*
+ * Live: what threads wrote into chunks they are still filling, so the tree
+ * shows calls within a tenth of a second even in a thread that is slow to
+ * fill its chunk. A chunk is read up to its first empty slot (the thread may
+ * fill it yet), and next time from there; when it is full, from there too.
+ */
+size_t ct_collect_partial(struct ct_collector *c)
+{
+	struct ct_pool_ctl *ctl = c->pool->ctl;
+	size_t done = 0;
+
+	for (uint32_t i = 0; i < ctl->nchunks; i++) {
+		struct ct_chunk_desc *d = &ctl->desc[i];
+		if (atomic_load_explicit(&d->state, memory_order_acquire) != CT_CHUNK_OWNED)
+			continue;
+		uint64_t *next = ct_map_find(&c->next_seq, (uint64_t)d->instance << 32 |
+								    (uint32_t)d->tid | UINT64_C(1) << 63);
+		if ((next ? *next : 0) != d->thread_seq)
+			continue; /* an earlier chunk of this thread is still to come */
+		uint64_t off = c->read_off[i];
+		const uint64_t *w = ct_pool_chunk(ctl, i);
+		if (off >= ctl->chunk_size || !w[off / 8])
+			continue;
+		ct_note_instance(c, d->instance, d->pid);
+		c->read_off[i] += (uint32_t)ct_encode_chunk(c, d, w + off / 8,
+							    (ctl->chunk_size - off) / 8, CT_EVENTS_LIVE);
+		done++;
+	}
+	return done;
 }
 
 static int ct_by_thread(const void *a, const void *b, void *arg)

@@ -118,6 +118,7 @@ struct ct_session {
 	uint64_t start_ns;
 	const char *argv0;
 	int write_failed; /* said so already */
+	const struct ct_record_opts *o;
 };
 
 /* Reap whatever ended; true when no traced process is left. */
@@ -156,11 +157,21 @@ static void ct_sleep(struct ct_session *s)
 static void ct_run(struct ct_session *s)
 {
 	struct ct_pool_ctl *ctl = s->pool.ctl;
-	uint64_t last_scan = 0;
+	uint64_t last_scan = 0, last_tick = 0;
 	uint32_t snapshots = 0;
 	int noted = 0;
 
 	for (;;) {
+		/* live: what threads wrote so far, every 50 ms */
+		if (s->o->tick) {
+			uint64_t now = ct_now(CLOCK_MONOTONIC);
+			if (now - last_tick >= 50 * 1000 * 1000) {
+				last_tick = now;
+				ct_collect(&s->col, CT_TAKE_FULL);
+				ct_collect_partial(&s->col);
+				s->o->tick(s->o->tick_arg);
+			}
+		}
 		/* flight recorder: a snapshot for every request (SIGUSR2, calltrace snapshot) */
 		uint32_t asked = atomic_load(&ctl->snapshot_requests);
 		if (s->col.ring && asked != snapshots) {
@@ -181,7 +192,7 @@ static void ct_run(struct ct_session *s)
 		}
 		if (ct_reap(s))
 			return;
-		if (s->child_done && !noted) {
+		if (s->child_done && !noted && !s->o->keep_quiet) {
 			noted = 1;
 			ct_error("%s ended; still recording the processes it started (Ctrl-C to "
 				 "stop)",
@@ -275,7 +286,7 @@ static void ct_setup_signals(void)
 
 int ct_record(const struct ct_record_opts *o)
 {
-	struct ct_session s = { .child = -1, .argv0 = o->argv[0] };
+	struct ct_session s = { .child = -1, .argv0 = o->argv[0], .o = o };
 	int status = 0;
 
 	char *runtime = ct_find_runtime();

@@ -18,6 +18,11 @@ struct ct_record_opts {
 	uint32_t chunk_size;
 	int lossy;
 	uint64_t ring_size; /* flight recorder: bytes each thread keeps (0: stream everything) */
+	/* live: called every few tens of milliseconds after fresh records are written, and once
+	 * more at the end */
+	void (*tick)(void *arg);
+	void *tick_arg;
+	int keep_quiet; /* live: no "ended; still recording" note */
 	int level;	    /* zstd level of event blocks */
 };
 
@@ -76,6 +81,7 @@ struct ct_collector {
 	int ring;		/* flight recorder */
 	uint32_t generation;	/* flight recorder: the snapshot blocks belong to */
 	uint32_t *order;	/* scratch for sorting chunk indexes */
+	uint32_t *read_off;	/* live: bytes of each chunk already encoded */
 };
 
 enum ct_take {
@@ -89,6 +95,8 @@ void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_w
 void ct_collector_free(struct ct_collector *c);
 /* Encode chunks into blocks, each thread's in its order; returns how many. */
 size_t ct_collect(struct ct_collector *c, enum ct_take take);
+/* Live: encode what threads wrote so far into the chunks they are filling. */
+size_t ct_collect_partial(struct ct_collector *c);
 /* Flight recorder: write every thread's ring as it is now. */
 size_t ct_snapshot(struct ct_collector *c);
 

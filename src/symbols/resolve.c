@@ -12,7 +12,7 @@
 
 struct ct_symtab {
 	const char *path;
-	const uint8_t *build_id;
+	uint8_t build_id[32];
 	uint8_t build_id_len;
 	size_t n;
 	uint64_t *values, *sizes;
@@ -32,6 +32,7 @@ struct ct_symbols {
 	size_t ntabs;
 	struct ct_elf_funcs *disk; /* tables read from the files, for traces that lack them */
 	size_t ndisk;
+	size_t nsymtabs_seen; /* of t->symtabs, parsed into tabs */
 	struct ct_inst_mod *mods;
 	size_t nmods;
 	struct ct_map cache;  /* instance << 47 | addr -> id + 1 */
@@ -52,8 +53,8 @@ static int ct_parse_symtab(const struct ct_buf *b, struct ct_symtab *tab)
 		return -1;
 	memset(tab, 0, sizeof(*tab));
 	tab->path = (const char *)p;
-	tab->build_id = b->data + offsetof(struct ct_symtab_hdr, build_id);
 	tab->build_id_len = h.build_id_len > 32 ? 32 : h.build_id_len;
+	memcpy(tab->build_id, h.build_id, sizeof(tab->build_id));
 	p += h.path_len;
 	tab->values = ct_malloc(h.nsyms * sizeof(uint64_t) + 1);
 	tab->sizes = ct_malloc(h.nsyms * sizeof(uint64_t) + 1);
@@ -113,7 +114,7 @@ static long ct_symtab_from_disk(struct ct_symbols *s, const struct ct_module_inf
 	struct ct_symtab *tab = &s->tabs[s->ntabs];
 	memset(tab, 0, sizeof(*tab));
 	tab->path = m->path;
-	tab->build_id = m->rec.build_id;
+	memcpy(tab->build_id, m->rec.build_id, sizeof(tab->build_id));
 	tab->build_id_len = m->rec.build_id_len;
 	tab->n = f.n;
 	tab->values = ct_malloc(f.n * sizeof(uint64_t) + 1);
@@ -127,33 +128,46 @@ static long ct_symtab_from_disk(struct ct_symbols *s, const struct ct_module_inf
 	return (long)s->ntabs++;
 }
 
+/* Modules and symbol tables the trace has gained since we last looked. */
+void ct_symbols_refresh(struct ct_symbols *s)
+{
+	const struct ct_trace *t = s->t;
+	if (t->nsymtabs > s->nsymtabs_seen) {
+		s->tabs = ct_realloc(s->tabs, (s->ntabs + t->nsymtabs - s->nsymtabs_seen) *
+						      sizeof(*s->tabs));
+		for (size_t i = s->nsymtabs_seen; i < t->nsymtabs; i++)
+			if (ct_parse_symtab(&t->symtabs[i], &s->tabs[s->ntabs]) == 0)
+				s->ntabs++;
+		s->nsymtabs_seen = t->nsymtabs;
+	}
+	if (t->nmods > s->nmods) {
+		s->mods = ct_realloc(s->mods, t->nmods * sizeof(*s->mods));
+		for (size_t i = s->nmods; i < t->nmods; i++) {
+			const struct ct_module_info *m = &t->mods[i];
+			long tab = ct_find_symtab(s, m);
+			if (tab < 0 && !t->has_end)
+				tab = ct_symtab_from_disk(s, m);
+			s->mods[i] = (struct ct_inst_mod){
+				.instance = m->rec.instance,
+				.base = m->rec.base,
+				.lo = m->rec.lo,
+				.hi = m->rec.hi,
+				.path = m->path,
+				.symtab = tab,
+			};
+		}
+		s->nmods = t->nmods;
+	}
+}
+
 struct ct_symbols *ct_symbols_open(const struct ct_trace *t, int demangle)
 {
 	struct ct_symbols *s = ct_calloc(1, sizeof(*s));
 	s->t = t;
 	s->demangle = demangle;
-	s->tabs = ct_calloc(t->nsymtabs, sizeof(*s->tabs));
-	for (size_t i = 0; i < t->nsymtabs; i++)
-		if (ct_parse_symtab(&t->symtabs[i], &s->tabs[s->ntabs]) == 0)
-			s->ntabs++;
-	s->mods = ct_calloc(t->nmods, sizeof(*s->mods));
-	for (size_t i = 0; i < t->nmods; i++) {
-		const struct ct_module_info *m = &t->mods[i];
-		s->mods[s->nmods++] = (struct ct_inst_mod){
-			.instance = m->rec.instance,
-			.base = m->rec.base,
-			.lo = m->rec.lo,
-			.hi = m->rec.hi,
-			.path = m->path,
-			.symtab = ct_find_symtab(s, m),
-		};
-	}
-	if (!t->has_end)
-		for (size_t i = 0; i < s->nmods; i++)
-			if (s->mods[i].symtab < 0)
-				s->mods[i].symtab = ct_symtab_from_disk(s, &t->mods[i]);
 	ct_map_init(&s->cache, 1024);
 	ct_map_init(&s->byfunc, 1024);
+	ct_symbols_refresh(s);
 	return s;
 }
 

@@ -51,6 +51,8 @@ struct ct_symbols;
 
 struct ct_symbols *ct_symbols_open(const struct ct_trace *t, int demangle);
 void ct_symbols_close(struct ct_symbols *s);
+/* Take in the modules and symbol tables a growing trace has gained (live). */
+void ct_symbols_refresh(struct ct_symbols *s);
 /* The function at addr in process image instance (an id for ct_symbols_func). */
 uint32_t ct_symbols_lookup(struct ct_symbols *s, uint32_t instance, uint64_t addr);
 const struct ct_func *ct_symbols_func(const struct ct_symbols *s, uint32_t id);
