@@ -287,23 +287,33 @@ if [ -n "$CT" ] && [ -z "$FILTER" ]; then
 	cd "$ROOT" || exit 2
 fi
 
-# ---- fault scenarios (tests/faults.sh: kills, crashes, full disk, full pool, ring) ----
-# With a REGEX, only if it matches "faults" (tests/run.sh faults: these alone).
-if [ -n "$CT" ] && { [ -z "$FILTER" ] || [[ faults =~ $FILTER ]]; }; then
-	FO=$OUT/faults.out
-	(cd "$ROOT" && OUT=$OUT CT=$CT PY=$PY bash tests/faults.sh) >"$FO" 2>&1
+# ---- sub-suites: tests/faults.sh, and tests/NAME/run.sh for every NAME but unit ----
+# (faults: kills, crashes, full disk, full pool, ring; filters; export; flame ...)
+# Each prints ok/FAIL lines, counted here. With a REGEX, a sub-suite runs only
+# if its name matches (tests/run.sh faults: that one alone).
+subsuite() { # NAME SCRIPT
+	local name=$1 script=$2 so=$OUT/$1.out st n m
+	[ -n "$CT" ] || return 0
+	[ -z "$FILTER" ] || [[ $name =~ $FILTER ]] || return 0
+	(cd "$ROOT" && OUT=$OUT CT=$CT PY=$PY BUILD=$BUILD CALLTRACE=$CT TEST_OUT=$OUT \
+		bash "$script") >"$so" 2>&1
 	st=$?
-	n=$(grep -c '^ok ' "$FO")
-	m=$(grep -c '^FAIL ' "$FO")
-	grep -v '^[0-9]* passed, [0-9]* failed$' "$FO"
+	n=$(grep -c '^ok ' "$so")
+	m=$(grep -c '^FAIL ' "$so")
+	grep -v '^[0-9]* passed, [0-9]* failed$' "$so"
 	passed=$((passed + n))
 	failed=$((failed + m))
 	if [ $st != 0 ] && [ "$m" = 0 ]; then
-		bad faults.sh "tests/faults.sh exited with status $st" "$FO"
+		bad "$name" "$script exited with status $st" "$so"
 	elif [ $((n + m)) = 0 ]; then
-		bad faults.sh "tests/faults.sh printed no ok/FAIL line" "$FO"
+		bad "$name" "$script printed no ok/FAIL line" "$so"
 	fi
-fi
+}
+subsuite faults tests/faults.sh
+for s in "$ROOT"/tests/*/run.sh; do
+	d=$(basename "$(dirname "$s")")
+	[ "$d" = unit ] || subsuite "$d" "tests/$d/run.sh"
+done
 
 # ---- unit tests (tests/unit/, the tool's own) ----------------------------------------
 if [ -f "$ROOT/tests/unit/run.sh" ] && [ -z "$FILTER" ]; then
