@@ -352,7 +352,7 @@ static const struct ct_fstat *ct_find_by_name(const struct ct_stats *s,
 
 static void ct_fmt_change(char *buf, size_t len, double before, double after)
 {
-	if (before == 0 && after == 0)
+	if (before == after)
 		snprintf(buf, len, "%9s", "=");
 	else if (before == 0)
 		snprintf(buf, len, "%9s", "new");
