@@ -19,6 +19,7 @@ static const struct {
 	{ "info", ct_cmd_info, "what a trace holds: command, processes, threads, events, modules" },
 	{ "dump", ct_cmd_dump,
 	  "every record as stored: time, thread, kind, stack pointer, function" },
+	{ "flame", ct_cmd_flame, "the calls merged by call stack, as an HTML flame graph" },
 	{ "snapshot", ct_cmd_snapshot,
 	  "write a flight recorder's newest events now (record --ring)" },
 };
