@@ -54,11 +54,14 @@ deps-check:
 deps:
 	@scripts/install-deps.sh
 
+deps-test:
+	@scripts/install-deps.sh --test
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory -C examples BUILD=$(abspath $(BUILD))
 
-check: deps
+check: deps-test
 	@$(MAKE) --no-print-directory all
 	@tests/run.sh
 
@@ -68,5 +71,5 @@ bench: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps deps-check demo check bench clean
+.PHONY: all deps deps-test deps-check demo check bench clean
 -include $(TOOL_OBJS:.o=.d) $(RT_OBJS:.o=.d)

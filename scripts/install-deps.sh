@@ -1,6 +1,8 @@
 #!/bin/sh
 # Install what calltrace needs from Debian's packages, only if it is missing.
-# Called by `make demo` and `make check`; safe to run again.
+# Called by `make demo`, and by `make check` with --test (what the tests use as
+# well: protoc to decode Perfetto traces, Chromium for the flame graph page).
+# Safe to run again.
 set -e
 
 need=""
@@ -13,6 +15,10 @@ pkg-config --exists libelf 2>/dev/null || need="$need libelf-dev"
 pkg-config --exists libzstd 2>/dev/null || need="$need libzstd-dev"
 command -v clang >/dev/null 2>&1 || need="$need clang"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
+if [ "${1:-}" = --test ]; then
+	command -v protoc >/dev/null 2>&1 || need="$need protobuf-compiler"
+	command -v chromium >/dev/null 2>&1 || need="$need chromium"
+fi
 
 [ -z "$need" ] && exit 0
 
