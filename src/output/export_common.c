@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the export formats share: buffered output, progress on a terminal,
+ * the names of processes, threads and marks.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "output.h"
+
+#define CT_XOUT_CHUNK (1u << 20)
+
+void ct_xout_init(struct ct_xout *o, int fd)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = fd;
+	o->cap = CT_XOUT_CHUNK + 4096;
+	o->buf = ct_malloc(o->cap);
+}
+
+void ct_xout_flush(struct ct_xout *o)
+{
+	size_t off = 0;
+	while (off < o->len && !o->err) {
+		ssize_t n = write(o->fd, o->buf + off, o->len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			o->err = n < 0 ? errno : EIO;
+		else
+			off += (size_t)n;
+	}
+	o->len = 0;
+}
+
+void ct_xout_grow(struct ct_xout *o, size_t n)
+{
+	ct_xout_flush(o);
+	if (o->cap < n) {
+		free(o->buf);
+		o->cap = n;
+		o->buf = ct_malloc(n);
+	}
+}
+
+int ct_xout_finish(struct ct_xout *o)
+{
+	ct_xout_flush(o);
+	free(o->buf);
+	o->buf = NULL;
+	o->cap = 0;
+	return o->err;
+}
+
+/* ---- progress ---------------------------------------------------------------- */
+
+static double ct_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void ct_xprogress_init(struct ct_xprogress *p, struct ct_export *x)
+{
+	memset(p, 0, sizeof(*p));
+	p->last = -1;
+	if (!x->o->progress || !isatty(STDERR_FILENO))
+		return;
+	for (size_t i = 0; i < x->t->nthreads; i++)
+		if (ct_walk_selects(x->w, &x->t->threads[i]))
+			p->total += x->t->threads[i].nrecords;
+	p->enabled = p->total > 0;
+	p->start = ct_now();
+}
+
+void ct_xprogress_thread(struct ct_xprogress *p, const struct ct_thread_info *th)
+{
+	if (!p->enabled)
+		return;
+	if (p->th)
+		p->done += p->th->nrecords;
+	p->th = th;
+	ct_xprogress_update(p, th ? th->first_clock : 0);
+}
+
+void ct_xprogress_update(struct ct_xprogress *p, uint64_t clock)
+{
+	double done = (double)p->done;
+	const struct ct_thread_info *th = p->th;
+
+	if (th && th->last_clock > th->first_clock && clock > th->first_clock) {
+		double f = (double)(clock - th->first_clock) /
+			   (double)(th->last_clock - th->first_clock);
+		done += (f < 1 ? f : 1) * (double)th->nrecords;
+	}
+	int pct = (int)(done * 100 / (double)p->total);
+	if (pct > 99)
+		pct = 99;
+	if (pct == p->last)
+		return;
+	if (!p->shown && ct_now() - p->start < 1.0)
+		return;
+	p->last = pct;
+	p->shown = 1;
+	fprintf(stderr, "\rexport: %d%%", pct);
+}
+
+static void ct_xprogress_done(struct ct_xprogress *p)
+{
+	if (p->shown)
+		fputs("\r            \r", stderr);
+}
+
+/* ---- names ------------------------------------------------------------------- */
+
+const char *ct_export_process_name(const struct ct_trace *t, uint32_t instance)
+{
+	const struct ct_process_info *p = ct_trace_process(t, instance);
+	return p && p->exe && *p->exe ? ct_basename(p->exe) : NULL;
+}
+
+void ct_export_thread_name(const struct ct_trace *t, const struct ct_thread_info *th, char *buf,
+			   size_t len)
+{
+	const char *exe = ct_export_process_name(t, th->instance);
+
+	if (!exe)
+		snprintf(buf, len, "%s %d", th->tid == th->pid ? "process" : "thread", th->tid);
+	else if (th->tid == th->pid)
+		snprintf(buf, len, "%s", exe);
+	else
+		snprintf(buf, len, "%s/%d", exe, th->tid);
+}
+
+int ct_export_mark_name(struct ct_export *x, const struct ct_thread_info *th,
+			const struct ct_event *ev, char *buf, size_t len)
+{
+	if (ev->ext_type == CT_EXT_LOST) {
+		uint64_t n = 0;
+		memcpy(&n, ev->ext, ev->ext_len < 8 ? ev->ext_len : 8);
+		snprintf(buf, len, "lost %llu event%s", (unsigned long long)n, n == 1 ? "" : "s");
+		return 1;
+	}
+	if (ev->ext_type == CT_EXT_CRASH) {
+		struct ct_ext_crash c;
+		char where[512];
+		if (ev->ext_len < sizeof(c))
+			return 0;
+		memcpy(&c, ev->ext, sizeof(c));
+		ct_symbols_describe(x->sym, th->instance, c.pc, where, sizeof(where));
+		if (c.signo == SIGSEGV || c.signo == SIGBUS)
+			snprintf(buf, len, "%s at %s (address 0x%llx)", ct_signal_name(c.signo),
+				 where, (unsigned long long)c.addr);
+		else
+			snprintf(buf, len, "%s at %s", ct_signal_name(c.signo), where);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- the command ------------------------------------------------------------- */
+
+int ct_export(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, int fd,
+	      const struct ct_export_opts *o, int *werr)
+{
+	struct ct_export x = { .t = t, .sym = sym, .w = w, .o = o };
+	int rc;
+
+	ct_xout_init(&x.out, fd);
+	ct_xprogress_init(&x.prog, &x);
+	switch (o->format) {
+	case CT_EXPORT_PERFETTO:
+		rc = ct_export_perfetto(&x);
+		break;
+	case CT_EXPORT_CHROME:
+		rc = ct_export_chrome(&x);
+		break;
+	default:
+		rc = ct_export_folded(&x);
+		break;
+	}
+	ct_xprogress_done(&x.prog);
+	*werr = ct_xout_finish(&x.out);
+	return rc;
+}
