@@ -10,6 +10,10 @@
  *     mark(...)   lost events, crashes, at the depth they happened
  *   thread_end
  *
+ * One exception to the nesting: a return whose call was never seen (tracing
+ * began mid-stack, events were lost) comes as an exit with how ==
+ * CT_CLOSE_NO_ENTRY and no enter before it.
+ *
  * A call is given to the sink only if it is visible: an enter is held back
  * until the walker knows the call will be shown (with -t, when it lasted long
  * enough or a visible child appears), so a sink never has to undo anything.
