@@ -119,6 +119,17 @@ static void ct_on_enter(struct ct_builder *b, const struct ct_event *ev)
 static void ct_on_exit(struct ct_builder *b, const struct ct_event *ev)
 {
 	b->jumped = 0;
+	/* the common case: the call on top returns, in its frame or its caller's */
+	if (b->depth && !b->unwinding) {
+		const struct ct_frame *top = &b->stack[b->depth - 1];
+		int64_t d = ct_sp_diff(top->sp, ev->sp);
+		int64_t up = b->depth > 1 ? ct_sp_diff(b->stack[b->depth - 2].sp, ev->sp) : 0;
+		if (top->addr == ev->addr && d >= -CT_SP_WINDOW && d <= CT_SP_WINDOW &&
+		    (up >= 0 || up < -CT_SP_WINDOW)) {
+			ct_pop(b, ev->clock, CT_CLOSE_RETURN);
+			return;
+		}
+	}
 	/*
 	 * The frame of this function at this stack position returns. The exit
 	 * hook runs in the function's frame, or, tail-called at -O2, in its

@@ -350,9 +350,8 @@ static const struct ct_builder_ops ct_walk_ops = {
 	.ext = ct_walk_ext,
 };
 
-/* The function id of a record, through the block's table: one lookup per function per block. */
-static uint32_t ct_walker_func(struct ct_walker *tw, uint32_t block, const struct ct_event *ev,
-			       uint32_t nfuncs)
+static uint32_t ct_walker_func_slow(struct ct_walker *tw, uint32_t block,
+				    const struct ct_event *ev, uint32_t nfuncs)
 {
 	if (tw->fcache_block != block) {
 		tw->fcache_block = block;
@@ -366,6 +365,15 @@ static uint32_t ct_walker_func(struct ct_walker *tw, uint32_t block, const struc
 	if (*slot == UINT32_MAX)
 		*slot = ct_symbols_lookup(tw->w->sym, tw->th->instance, ev->addr);
 	return *slot;
+}
+
+/* The function id of a record, through the block's table: one lookup per function per block. */
+static inline uint32_t ct_walker_func(struct ct_walker *tw, uint32_t block,
+				      const struct ct_event *ev, uint32_t nfuncs)
+{
+	if (__builtin_expect(tw->fcache_block == block && tw->fcache[ev->fidx] != UINT32_MAX, 1))
+		return tw->fcache[ev->fidx];
+	return ct_walker_func_slow(tw, block, ev, nfuncs);
 }
 
 struct ct_walker *ct_walker_new(struct ct_walk *w, const struct ct_thread_info *th,
