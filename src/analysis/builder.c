@@ -100,20 +100,63 @@ static void ct_on_catch(struct ct_builder *b, uint64_t sp, uint64_t clock)
 	}
 }
 
-static void ct_on_enter(struct ct_builder *b, const struct ct_event *ev)
+static void ct_push(struct ct_builder *b, const struct ct_frame *frame)
 {
-	/* frames below the caller's stack pointer are not its ancestors */
-	ct_unwind_to(b, ev->sp, ev->clock, b->jumped);
-	b->jumped = 0;
 	if (b->depth == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 64;
 		b->stack = ct_realloc(b->stack, b->cap * sizeof(*b->stack));
 	}
 	struct ct_frame *f = &b->stack[b->depth];
-	*f = (struct ct_frame){
+	*f = *frame;
+	b->ops->enter(b->ctx, f, b->depth++);
+}
+
+static void ct_on_enter(struct ct_builder *b, const struct ct_event *ev)
+{
+	/* frames below the caller's stack pointer are not its ancestors */
+	ct_unwind_to(b, ev->sp, ev->clock, b->jumped);
+	b->jumped = 0;
+	struct ct_frame f = {
 		.addr = ev->addr, .enter_clock = ev->clock, .sp = ev->sp, .user = b->next_user
 	};
-	b->ops->enter(b->ctx, f, b->depth++);
+	ct_push(b, &f);
+}
+
+void ct_builder_seed(struct ct_builder *b, const struct ct_frame *frames, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct ct_frame f = frames[i];
+		f.child_ticks = 0;
+		f.children = 0;
+		ct_push(b, &f);
+	}
+}
+
+/*
+ * A signal handler begins: its frame holds the handler's calls. It ends at
+ * the mark at the same stack pointer; calls the handler left open end with
+ * it. A handler that jumps out never ends: the jump closes its frame.
+ */
+static void ct_on_signal(struct ct_builder *b, const struct ct_event *ev)
+{
+	uint64_t sp;
+	struct ct_frame f = { .enter_clock = ev->clock, .user = b->next_user };
+	f.addr = ct_signal_frame(ev, &sp);
+	f.sp = sp;
+	ct_push(b, &f);
+}
+
+static void ct_on_signal_end(struct ct_builder *b, uint64_t sp, uint64_t clock)
+{
+	for (uint32_t i = b->depth; i-- > 0;) {
+		const struct ct_frame *f = &b->stack[i];
+		if (f->sp == sp && f->addr >= CT_PSEUDO_SIGNAL && f->addr < CT_PSEUDO_SIGNAL + 0x100) {
+			while (b->depth > i + 1)
+				ct_pop(b, clock, CT_CLOSE_UNWOUND);
+			ct_pop(b, clock, CT_CLOSE_RETURN);
+			return;
+		}
+	}
 }
 
 static void ct_on_exit(struct ct_builder *b, const struct ct_event *ev)
@@ -168,7 +211,15 @@ void ct_builder_event(struct ct_builder *b, const struct ct_event *ev)
 		ct_on_exit(b, ev);
 		break;
 	default:
-		if (ev->ext_type == CT_EXT_LANDING) {
+		if (ev->ext_type == CT_EXT_SIGNAL) {
+			ct_on_signal(b, ev);
+			break; /* the frame is the mark */
+		} else if (ev->ext_type == CT_EXT_SIGNAL_END) {
+			uint64_t sp = 0;
+			memcpy(&sp, ev->ext, ev->ext_len < 8 ? ev->ext_len : 8);
+			ct_on_signal_end(b, sp, ev->clock);
+			break;
+		} else if (ev->ext_type == CT_EXT_LANDING) {
 			ct_on_landing(b, ev);
 		} else if (ev->ext_type == CT_EXT_THROW) {
 			b->unwinding = 1;

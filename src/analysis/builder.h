@@ -28,6 +28,25 @@ enum ct_close {
 	CT_CLOSE_NO_ENTRY,   /* a return whose call was never seen */
 };
 
+/*
+ * Frames that are not functions have addresses past any code address: a
+ * signal handler's frame is CT_PSEUDO_SIGNAL + the signal's number.
+ */
+#define CT_PSEUDO_BASE	 (UINT64_C(1) << 48)
+#define CT_PSEUDO_SIGNAL (CT_PSEUDO_BASE + 0x100)
+
+/* Marks the builder's stream may carry that the runtime never writes. */
+#define CT_EXT_FORKED_FROM 0x100 /* a forked child's tree goes on: struct ct_ext_fork (parent) */
+
+/* The frame a CT_EXT_SIGNAL record opens: its address and stack pointer. */
+static inline uint64_t ct_signal_frame(const struct ct_event *ev, uint64_t *sp)
+{
+	uint64_t pl[2] = { 0, 0 };
+	memcpy(pl, ev->ext, ev->ext_len < sizeof(pl) ? ev->ext_len : sizeof(pl));
+	*sp = pl[0];
+	return CT_PSEUDO_SIGNAL + (pl[1] & 0xff);
+}
+
 struct ct_frame {
 	uint64_t addr;
 	uint64_t enter_clock;
@@ -64,6 +83,11 @@ struct ct_builder {
 void ct_builder_init(struct ct_builder *b, const struct ct_builder_ops *ops, void *ctx);
 void ct_builder_free(struct ct_builder *b);
 void ct_builder_event(struct ct_builder *b, const struct ct_event *ev);
+/*
+ * Start from frames already open (a forked child's, inherited from its
+ * parent at the fork): each is entered as it was, outermost first.
+ */
+void ct_builder_seed(struct ct_builder *b, const struct ct_frame *frames, uint32_t n);
 /* The thread's records ended: close what is open as unfinished. */
 void ct_builder_finish(struct ct_builder *b);
 

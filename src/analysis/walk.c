@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "inherit.h"
 #include "walk.h"
 
 enum ct_vis { CT_SHOWN, CT_PENDING, CT_ELIDED, CT_DROPPED };
@@ -46,6 +47,7 @@ struct ct_walk {
 	size_t nfclass;
 	double min_ticks;
 	int plain; /* no filter at all: every call is shown as it is */
+	struct ct_inherit *inherit; /* forked children's inherited calls, made when needed */
 };
 
 /* One thread being walked: its builder and what each open call is to the filters. */
@@ -60,6 +62,7 @@ struct ct_walker {
 	uint32_t npending; /* PENDING frames on the stack */
 	uint32_t *fcache;  /* function ids of the current block's table */
 	uint32_t fcache_len, fcache_block;
+	uint64_t next_unload; /* names cached before a dlclose are not good after it */
 };
 
 static size_t ct_count(const char **v)
@@ -120,6 +123,7 @@ void ct_walk_free(struct ct_walk *w)
 	free(w->only_re);
 	free(w->hide_re);
 	free(w->fclass);
+	ct_inherit_free(w->inherit);
 	free(w);
 }
 
@@ -290,7 +294,7 @@ static void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_
 	if (how == CT_CLOSE_NO_ENTRY) {
 		/* a return whose call we never saw: shown where it happened, if its place is */
 		const struct ct_wframe *p = depth ? &tw->stack[depth - 1] : NULL;
-		uint32_t func = ct_symbols_lookup(w->sym, tw->th->instance, bf->addr);
+		uint32_t func = ct_symbols_lookup(w->sym, tw->th->instance, bf->addr, exit_clock);
 		uint8_t cls = ct_class(w, func);
 		if ((p && p->vis == CT_DROPPED) || (cls & (CT_F_HIDE | CT_F_STD)) ||
 		    (w->nonly && !(p && p->in_scope) && !(cls & CT_F_ONLY)))
@@ -333,12 +337,29 @@ static void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_
 	}
 }
 
+/* The extended records worth showing where they happened. */
+static int ct_shown_ext(uint32_t type)
+{
+	switch (type) {
+	case CT_EXT_LOST:
+	case CT_EXT_CRASH:
+	case CT_EXT_EXEC:
+	case CT_EXT_EXEC_FAILED:
+	case CT_EXT_FORK:
+	case CT_EXT_FORKED_FROM:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static void ct_walk_ext(void *ctx, const struct ct_event *ev, uint32_t depth)
 {
 	struct ct_walker *tw = ctx;
-	if (ev->ext_type != CT_EXT_LOST && ev->ext_type != CT_EXT_CRASH)
+	if (!ct_shown_ext(ev->ext_type) || !tw->sink->mark)
 		return;
-	if (!tw->sink->mark)
+	/* under a call that is not shown, -D or -N: not shown either */
+	if (depth && tw->stack[depth - 1].vis == CT_DROPPED)
 		return;
 	ct_flush_pending(tw, depth);
 	tw->sink->mark(tw->ctx, ev, depth ? tw->stack[depth - 1].child_depth : 0);
@@ -363,17 +384,60 @@ static uint32_t ct_walker_func_slow(struct ct_walker *tw, uint32_t block,
 	}
 	uint32_t *slot = &tw->fcache[ev->fidx];
 	if (*slot == UINT32_MAX)
-		*slot = ct_symbols_lookup(tw->w->sym, tw->th->instance, ev->addr);
+		*slot = ct_symbols_lookup(tw->w->sym, tw->th->instance, ev->addr, ev->clock);
 	return *slot;
+}
+
+/* Past a dlclose: the names the block's table was given may have changed. */
+static void ct_walker_passed_unload(struct ct_walker *tw, uint64_t clock)
+{
+	tw->fcache_block = UINT32_MAX;
+	tw->next_unload = ct_symbols_next_unload(tw->w->sym, tw->th->instance, clock);
 }
 
 /* The function id of a record, through the block's table: one lookup per function per block. */
 static inline uint32_t ct_walker_func(struct ct_walker *tw, uint32_t block,
 				      const struct ct_event *ev, uint32_t nfuncs)
 {
+	if (__builtin_expect(ev->clock >= tw->next_unload, 0))
+		ct_walker_passed_unload(tw, ev->clock);
 	if (__builtin_expect(tw->fcache_block == block && tw->fcache[ev->fidx] != UINT32_MAX, 1))
 		return tw->fcache[ev->fidx];
 	return ct_walker_func_slow(tw, block, ev, nfuncs);
+}
+
+/*
+ * A forked child's main thread starts inside the calls its parent had open
+ * when it forked: entered as they were, then a mark says the child goes on.
+ */
+static void ct_walker_inherit(struct ct_walker *tw)
+{
+	struct ct_walk *w = tw->w;
+	const struct ct_trace *t = w->t;
+	const struct ct_process_info *self = ct_trace_process(t, tw->th->instance), *parent;
+	const struct ct_frame *frames;
+
+	if (!self || !(self->rec.flags & CT_PROC_FORKED) || tw->th->tid != tw->th->pid)
+		return;
+	if (!w->inherit)
+		w->inherit = ct_inherit_new(w->t);
+	uint32_t n = ct_inherited(w->inherit, tw->th, &frames, &parent, 0);
+	struct ct_frame *copy = ct_malloc((n + 1) * sizeof(*copy));
+	for (uint32_t i = 0; i < n; i++) {
+		copy[i] = frames[i];
+		copy[i].user = ct_symbols_lookup(w->sym, tw->th->instance, frames[i].addr,
+						 frames[i].enter_clock);
+	}
+	ct_builder_seed(&tw->b, copy, n);
+	free(copy);
+
+	struct ct_ext_fork from = { .child_pid = parent ? parent->rec.pid : self->rec.ppid };
+	struct ct_event ev = { .clock = self->rec.fork_clock,
+			       .kind = CT_EV_EXT,
+			       .ext_type = CT_EXT_FORKED_FROM,
+			       .ext = (const uint8_t *)&from,
+			       .ext_len = sizeof(from) };
+	ct_builder_event(&tw->b, &ev);
 }
 
 struct ct_walker *ct_walker_new(struct ct_walk *w, const struct ct_thread_info *th,
@@ -385,17 +449,25 @@ struct ct_walker *ct_walker_new(struct ct_walk *w, const struct ct_thread_info *
 	tw->sink = sink;
 	tw->ctx = ctx;
 	tw->fcache_block = UINT32_MAX;
+	tw->next_unload = ct_symbols_next_unload(w->sym, th->instance, 0);
 	ct_builder_init(&tw->b, &ct_walk_ops, tw);
 	if (sink->thread_begin)
 		sink->thread_begin(ctx, th);
+	ct_walker_inherit(tw);
 	return tw;
 }
 
 void ct_walker_event(struct ct_walker *tw, const struct ct_event *ev, uint32_t block,
 		     uint32_t nfuncs)
 {
-	if (ev->kind == CT_EV_ENTER) /* the builder passes it to our enter, with the frame */
+	/* the builder passes next_user to our enter, with the frame */
+	if (ev->kind == CT_EV_ENTER) {
 		tw->b.next_user = ct_walker_func(tw, block, ev, nfuncs);
+	} else if (ev->kind == CT_EV_EXT && ev->ext_type == CT_EXT_SIGNAL) {
+		uint64_t sp;
+		tw->b.next_user = ct_symbols_lookup(tw->w->sym, tw->th->instance,
+						    ct_signal_frame(ev, &sp), ev->clock);
+	}
 	ct_builder_event(&tw->b, ev);
 }
 
@@ -419,11 +491,8 @@ static int ct_walk_thread(struct ct_walk *w, const struct ct_thread_info *th,
 	int rc;
 
 	ct_stream_open(&s, w->t, th);
-	while ((rc = ct_stream_next(&s, &ev)) > 0) {
-		if (ev.kind == CT_EV_ENTER)
-			tw->b.next_user = ct_walker_func(tw, s.blocks_read, &ev, s.dec.hdr.nfuncs);
-		ct_builder_event(&tw->b, &ev);
-	}
+	while ((rc = ct_stream_next(&s, &ev)) > 0)
+		ct_walker_event(tw, &ev, s.blocks_read, s.dec.hdr.nfuncs);
 	ct_walker_end(tw);
 	ct_stream_close(&s);
 	return rc;

@@ -16,7 +16,7 @@ static const char ct_live_help[] =
 	"with its thread id. Exits with PROG's exit status.\n\n"
 	"  -o, --output=FILE    print the tree to FILE instead of the terminal\n"
 	"      --data=PATH      keep the trace in PATH (default: a temporary file, removed)\n"
-	"  -b, --buffer-size=SIZE, --chunk-size=SIZE, --lossy   as for record\n"
+	"  -b, --buffer-size=SIZE, --chunk-size=SIZE, --lossy, --no-follow   as for record\n"
 	"  -T, --timestamps     show when each line happened (seconds since the start)\n" CT_FILTER_HELP
 	"      --no-demangle    show C++ names as they are in the binary\n"
 	"      --color=WHEN     auto (on a terminal, unless NO_COLOR is set), always, never\n"
@@ -28,6 +28,7 @@ static const struct option ct_live_longopts[] = {
 	{ "buffer-size", required_argument, NULL, 'b' },
 	{ "chunk-size", required_argument, NULL, 1100 },
 	{ "lossy", no_argument, NULL, 1101 },
+	{ "no-follow", no_argument, NULL, 1103 },
 	{ "timestamps", no_argument, NULL, 'T' },
 	{ "no-demangle", no_argument, NULL, 1000 },
 	{ "color", required_argument, NULL, 1001 },
@@ -83,6 +84,9 @@ static int ct_live_parse(int argc, char **argv, struct ct_live_args *a, int *sta
 			break;
 		case 1101:
 			a->rec.lossy = 1;
+			break;
+		case 1103:
+			a->rec.no_follow = 1;
 			break;
 		case 'T':
 			a->replay.timestamps = 1;

@@ -20,6 +20,8 @@ static const char ct_record_help[] =
 	"                         of events (at least 2 chunks); they are written when the\n"
 	"                         program ends or crashes, and on each snapshot: SIGUSR2 sent\n"
 	"                         to the program, or 'calltrace snapshot PID'\n"
+	"      --no-follow        do not trace the processes PROG makes (fork, spawn);\n"
+	"                         an exec of PROG itself is still followed\n"
 	"  -h, --help             this help\n";
 
 static const struct option ct_record_longopts[] = {
@@ -28,6 +30,7 @@ static const struct option ct_record_longopts[] = {
 	{ "chunk-size", required_argument, NULL, 1100 },
 	{ "lossy", no_argument, NULL, 1101 },
 	{ "ring", required_argument, NULL, 1102 },
+	{ "no-follow", no_argument, NULL, 1103 },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -76,6 +79,9 @@ int ct_cmd_record(int argc, char **argv)
 			if (ct_size_opt("--ring", optarg, 8 << 10, 4ull << 30, &o.ring_size))
 				return CT_EXIT_USAGE;
 			ring_set_buffer = !buffer_given;
+			break;
+		case 1103:
+			o.no_follow = 1;
 			break;
 		case 'h':
 			fputs(ct_record_help, stdout);

@@ -55,7 +55,28 @@ enum ct_ext_type {
 	 */
 	CT_EXT_LANDING = 8,
 	CT_EXT_CRASH = 9, /* struct ct_ext_crash: the thread dies of a signal */
+	CT_EXT_EXEC = 10,	 /* about to exec: path \0, then argv (NUL-separated) */
+	CT_EXT_EXEC_FAILED = 11, /* the exec just announced failed: u64 errno */
+	CT_EXT_THREAD_NAME = 12, /* struct ct_ext_thread_name: a thread was (re)named */
+	/*
+	 * A signal handler begins (a mark: the stack pointer of its frame, the
+	 * signal number in the argument bits) and ends (a mark at the same sp).
+	 */
+	CT_EXT_SIGNAL = 13,
+	CT_EXT_SIGNAL_END = 14,
+	CT_EXT_FORK = 15,   /* struct ct_ext_fork: this thread made a process */
+	CT_EXT_UNLOAD = 16, /* struct ct_ext_unload: dlclose unmapped a module */
 };
+
+/* Marks may carry a small argument (a signal number) in word1 bits 32..46. */
+#define CT_EV_MARK_ARG_SHIFT 32
+
+/* Extended types written as marks: no payload, a stack pointer, maybe an argument. */
+static inline int ct_ext_is_mark(uint32_t type)
+{
+	return (type >= CT_EXT_JUMP && type <= CT_EXT_THROW) || type == CT_EXT_SIGNAL ||
+	       type == CT_EXT_SIGNAL_END;
+}
 
 #define CT_EXT_MAX_WORDS 2048 /* 16 KiB of payload at most */
 
@@ -73,6 +94,11 @@ static inline uint64_t ct_ev_word1(uint64_t kind, uint64_t addr, uint64_t cfa)
 static inline uint64_t ct_ev_mark_word1(uint32_t type, uint64_t cfa)
 {
 	return ct_ev_word1(CT_EV_EXT, type, cfa);
+}
+
+static inline uint32_t ct_ev_mark_arg(uint64_t w1)
+{
+	return (uint32_t)((w1 & CT_EV_ADDR_MASK) >> CT_EV_MARK_ARG_SHIFT);
 }
 
 static inline uint64_t ct_ev_ext_word1(uint32_t type, uint32_t nwords)
@@ -117,8 +143,30 @@ struct ct_ext_process {
 	uint32_t parent_instance; /* the instance we were forked from, or 0 */
 	uint32_t exe_len;	  /* bytes of exe path, NUL included */
 	uint32_t args_len;	  /* bytes of argv, NUL-separated */
-	uint32_t reserved;
-	uint64_t realtime_ns; /* CLOCK_REALTIME at start */
+	int32_t parent_tid;	  /* forked: the thread that called fork */
+	uint64_t realtime_ns;	  /* CLOCK_REALTIME at start */
+	uint64_t fork_clock;	  /* forked: the trace clock just before the fork */
+	uint32_t exec_instance;	  /* exec'd: the image that called exec, or 0 */
+	uint32_t flags;		  /* CT_PROC_* */
+};
+
+#define CT_PROC_FORKED 1u /* a copy of parent_instance, made by fork */
+#define CT_PROC_EXECED 2u /* the image exec_instance became by exec */
+
+struct ct_ext_fork {
+	int32_t child_pid;
+	uint32_t how; /* CT_FORK_* */
+};
+
+enum { CT_FORK_FORK, CT_FORK_VFORK, CT_FORK_SPAWN };
+
+struct ct_ext_thread_name {
+	int32_t tid; /* the thread named (not always the one naming) */
+	char name[20];
+};
+
+struct ct_ext_unload {
+	uint64_t base, lo, hi; /* as the module was described */
 };
 
 struct ct_ext_crash {

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define CT_FILE_MAGIC	"CALLTRCE"
-#define CT_FILE_VERSION 1
+#define CT_FILE_VERSION 2
 #define CT_BLOCK_MAGIC	0x4b425443u /* "CTBK" */
 
 struct ct_file_header {
@@ -42,6 +42,8 @@ enum ct_block_type {
 	CT_BLOCK_SYMTAB = 6,  /* zstd: struct ct_symtab_hdr, path, then symbols */
 	CT_BLOCK_END = 7,     /* struct ct_end_rec */
 	CT_BLOCK_CRASH = 8,   /* struct ct_crash_rec: a thread died of a signal */
+	CT_BLOCK_THREAD = 9,  /* struct ct_thread_rec: a thread's name */
+	CT_BLOCK_UNLOAD = 10, /* struct ct_unload_rec: a module unmapped by dlclose */
 };
 
 /* block flags */
@@ -61,6 +63,25 @@ struct ct_process_rec {
 	uint64_t realtime_ns;
 	uint32_t exe_len;
 	uint32_t args_len;
+	int32_t parent_tid;	/* forked: the thread that called fork */
+	uint32_t exec_instance; /* exec'd: the image that called exec */
+	uint64_t fork_clock;	/* forked: the trace clock just before the fork */
+	uint32_t flags;		/* CT_PROC_* (common/event.h) */
+	uint32_t reserved;
+};
+
+struct ct_thread_rec {
+	uint32_t instance;
+	int32_t tid;
+	uint64_t clock;
+	char name[24]; /* NUL-terminated */
+};
+
+struct ct_unload_rec {
+	uint32_t instance;
+	uint32_t reserved;
+	uint64_t clock;
+	uint64_t base, lo, hi;
 };
 
 struct ct_module_rec {

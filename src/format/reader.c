@@ -45,18 +45,21 @@ static void ct_add_meta(struct ct_trace *t, const uint8_t *p, uint32_t len)
 static int ct_add_process(struct ct_trace *t, const uint8_t *p, uint32_t len)
 {
 	struct ct_process_rec r;
-	if (len < sizeof(r))
+	/* version 1 records end before parent_tid */
+	size_t rs = t->version >= 2 ? sizeof(r) : offsetof(struct ct_process_rec, parent_tid);
+	if (len < rs)
 		return -1;
-	memcpy(&r, p, sizeof(r));
-	if ((uint64_t)sizeof(r) + r.exe_len + r.args_len > len || !r.exe_len)
+	memset(&r, 0, sizeof(r));
+	memcpy(&r, p, rs);
+	if ((uint64_t)rs + r.exe_len + r.args_len > len || !r.exe_len)
 		return -1;
 	t->procs = ct_realloc(t->procs, (t->nprocs + 1) * sizeof(*t->procs));
 	struct ct_process_info *pi = &t->procs[t->nprocs++];
 	memset(pi, 0, sizeof(*pi));
 	pi->rec = r;
-	pi->exe = ct_strndup((const char *)p + sizeof(r), r.exe_len);
+	pi->exe = ct_strndup((const char *)p + rs, r.exe_len);
 	pi->args = ct_malloc(r.args_len + 1);
-	memcpy(pi->args, p + sizeof(r) + r.exe_len, r.args_len);
+	memcpy(pi->args, p + rs + r.exe_len, r.args_len);
 	pi->args[r.args_len] = 0;
 	return 0;
 }
@@ -175,6 +178,19 @@ static int ct_add_block(struct ct_trace *t, const struct ct_block_header *h, con
 			return -1;
 		t->crashes = ct_realloc(t->crashes, (t->ncrashes + 1) * sizeof(*t->crashes));
 		memcpy(&t->crashes[t->ncrashes++], p, sizeof(*t->crashes));
+		return 0;
+	case CT_BLOCK_THREAD:
+		if (h->length < sizeof(struct ct_thread_rec))
+			return -1;
+		t->names = ct_realloc(t->names, (t->nnames + 1) * sizeof(*t->names));
+		memcpy(&t->names[t->nnames], p, sizeof(*t->names));
+		t->names[t->nnames++].name[sizeof(t->names->name) - 1] = 0;
+		return 0;
+	case CT_BLOCK_UNLOAD:
+		if (h->length < sizeof(struct ct_unload_rec))
+			return -1;
+		t->unloads = ct_realloc(t->unloads, (t->nunloads + 1) * sizeof(*t->unloads));
+		memcpy(&t->unloads[t->nunloads++], p, sizeof(*t->unloads));
 		return 0;
 	case CT_BLOCK_END:
 		/* later versions append fields: take what is there, zero what is not */
@@ -343,6 +359,8 @@ void ct_trace_close(struct ct_trace *t)
 	ct_map_free(&t->thread_index);
 	free(t->meta);
 	free(t->crashes);
+	free(t->names);
+	free(t->unloads);
 	free(t->procs);
 	free(t->mods);
 	free(t->symtabs);
@@ -365,6 +383,24 @@ const struct ct_process_info *ct_trace_process(const struct ct_trace *t, uint32_
 	for (size_t i = 0; i < t->nprocs; i++)
 		if (t->procs[i].rec.instance == instance)
 			return &t->procs[i];
+	return NULL;
+}
+
+const char *ct_trace_thread_name(const struct ct_trace *t, const struct ct_thread_info *th)
+{
+	for (size_t i = t->nnames; i-- > 0;)
+		if (t->names[i].instance == th->instance && t->names[i].tid == th->tid)
+			return t->names[i].name;
+	return NULL;
+}
+
+const struct ct_thread_info *ct_trace_thread(const struct ct_trace *t, uint32_t snapshot,
+					     uint32_t instance, int32_t tid)
+{
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].instance == instance && t->threads[i].tid == tid &&
+		    t->threads[i].snapshot == snapshot)
+			return &t->threads[i];
 	return NULL;
 }
 

@@ -67,6 +67,10 @@ struct ct_trace {
 	int has_end;
 	struct ct_crash_rec *crashes;
 	size_t ncrashes;
+	struct ct_thread_rec *names; /* thread names, in the order they were given */
+	size_t nnames;
+	struct ct_unload_rec *unloads; /* modules dlclose unmapped */
+	size_t nunloads;
 	struct ct_block_ref *events;
 	size_t nevents;
 	struct ct_thread_info *threads;
@@ -89,6 +93,11 @@ int ct_trace_follow(struct ct_trace *t, char *err, size_t errlen);
 void ct_trace_close(struct ct_trace *t);
 const char *ct_trace_meta(const struct ct_trace *t, const char *key);
 const struct ct_process_info *ct_trace_process(const struct ct_trace *t, uint32_t instance);
+/* The thread's last name (pthread_setname_np, prctl), or NULL if it was never named. */
+const char *ct_trace_thread_name(const struct ct_trace *t, const struct ct_thread_info *th);
+/* The thread tid of a process image, in one snapshot (0 if not a flight recording), or NULL. */
+const struct ct_thread_info *ct_trace_thread(const struct ct_trace *t, uint32_t snapshot,
+					     uint32_t instance, int32_t tid);
 /* nanoseconds since the start of the recording */
 double ct_trace_ns(const struct ct_trace *t, uint64_t clock);
 

@@ -55,7 +55,7 @@ int ct_dump(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 				continue;
 			}
 			const struct ct_func *f =
-				ct_symbols_func(sym, ct_symbols_lookup(sym, th->instance, ev.addr));
+				ct_symbols_func(sym, ct_symbols_lookup(sym, th->instance, ev.addr, ev.clock));
 			fprintf(out, "%-6s sp=%#llx %#llx %s\n",
 				ev.kind == CT_EV_ENTER ? "enter" : "exit",
 				(unsigned long long)(ev.sp << 4), (unsigned long long)ev.addr,

@@ -141,27 +141,7 @@ void ct_export_thread_name(const struct ct_trace *t, const struct ct_thread_info
 int ct_export_mark_name(struct ct_export *x, const struct ct_thread_info *th,
 			const struct ct_event *ev, char *buf, size_t len)
 {
-	if (ev->ext_type == CT_EXT_LOST) {
-		uint64_t n = 0;
-		memcpy(&n, ev->ext, ev->ext_len < 8 ? ev->ext_len : 8);
-		snprintf(buf, len, "lost %llu event%s", (unsigned long long)n, n == 1 ? "" : "s");
-		return 1;
-	}
-	if (ev->ext_type == CT_EXT_CRASH) {
-		struct ct_ext_crash c;
-		char where[512];
-		if (ev->ext_len < sizeof(c))
-			return 0;
-		memcpy(&c, ev->ext, sizeof(c));
-		ct_symbols_describe(x->sym, th->instance, c.pc, where, sizeof(where));
-		if (c.signo == SIGSEGV || c.signo == SIGBUS)
-			snprintf(buf, len, "%s at %s (address 0x%llx)", ct_signal_name(c.signo),
-				 where, (unsigned long long)c.addr);
-		else
-			snprintf(buf, len, "%s at %s", ct_signal_name(c.signo), where);
-		return 1;
-	}
-	return 0;
+	return ct_mark_text(x->sym, th->instance, ev, buf, len) != CT_MARK_NONE;
 }
 
 /* ---- the command ------------------------------------------------------------- */

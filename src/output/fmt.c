@@ -71,15 +71,3 @@ void ct_fmt_count(char *buf, size_t len, uint64_t n)
 	}
 	buf[o] = 0;
 }
-
-const char *ct_signal_name(int sig)
-{
-	static char buf[32];
-	const char *abbrev = sigabbrev_np(sig);
-	if (abbrev) {
-		snprintf(buf, sizeof(buf), "SIG%s", abbrev);
-		return buf;
-	}
-	snprintf(buf, sizeof(buf), "signal %d", sig);
-	return buf;
-}

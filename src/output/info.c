@@ -77,7 +77,7 @@ static void ct_info_crashes(FILE *out, const struct ct_trace *t, struct ct_symbo
 	for (size_t i = 0; i < t->ncrashes; i++) {
 		const struct ct_crash_rec *c = &t->crashes[i];
 		char where[512];
-		ct_symbols_describe(sym, c->instance, c->pc, where, sizeof(where));
+		ct_symbols_describe(sym, c->instance, c->pc, c->clock, where, sizeof(where));
 		fprintf(out, "crashed:    thread %d (pid %d) of %s at %s", c->tid, c->pid,
 			ct_signal_name(c->signo), where);
 		if (c->signo == SIGSEGV || c->signo == SIGBUS)

@@ -21,8 +21,12 @@ void ct_fmt_duration(char *buf, size_t len, double ns);
 void ct_fmt_size(char *buf, size_t len, uint64_t bytes);
 /* "1,234,567" */
 void ct_fmt_count(char *buf, size_t len, uint64_t n);
+
+/* marks.c: what a mark says, and what kind of mark it is */
+enum ct_mark_kind { CT_MARK_NONE, CT_MARK_LOST, CT_MARK_CRASH, CT_MARK_EXEC, CT_MARK_PROCESS };
+enum ct_mark_kind ct_mark_text(struct ct_symbols *sym, uint32_t instance,
+			       const struct ct_event *ev, char *buf, size_t len);
 /* "SIGSEGV" */
-const char *ct_signal_name(int sig);
 
 struct ct_replay_opts {
 	int timestamps;

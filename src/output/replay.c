@@ -84,6 +84,12 @@ static const char *ct_name(struct ct_replay *r, uint32_t func)
 	return ct_symbols_func(r->sym, func)->name;
 }
 
+/* "()" after a function, nothing after a pseudo frame like "[signal SIGINT]" */
+static const char *ct_parens(const char *name)
+{
+	return name[0] == '[' ? "" : "()";
+}
+
 static void ct_flush_held(struct ct_replay *r)
 {
 	if (!r->held)
@@ -91,8 +97,10 @@ static void ct_flush_held(struct ct_replay *r)
 	r->held = 0;
 	ct_line_start(r, r->held_call.enter_clock, NULL);
 	ct_out_spaces(r->out_, 2 * r->held_call.depth);
-	ct_out_str(r->out_, ct_name(r, r->held_call.func));
-	ct_out_mem(r->out_, "() {\n", 5);
+	const char *name = ct_name(r, r->held_call.func);
+	ct_out_str(r->out_, name);
+	ct_out_str(r->out_, ct_parens(name));
+	ct_out_mem(r->out_, " {\n", 3);
 }
 
 static void ct_replay_enter(void *ctx, const struct ct_call *c)
@@ -134,8 +142,9 @@ static void ct_replay_exit(void *ctx, const struct ct_call *c)
 		ct_line_start(r, c->enter_clock, timed ? &ticks : NULL);
 		ct_out_spaces(o, 2 * c->depth);
 		ct_out_str(o, name);
+		ct_out_str(o, ct_parens(name));
 		if (note) {
-			ct_out_mem(o, "(); ", 4);
+			ct_out_mem(o, "; ", 2);
 			ct_out_str(o, ct_c_magenta);
 			ct_out_mem(o, "/* ", 3);
 			ct_out_str(o, note);
@@ -143,7 +152,7 @@ static void ct_replay_exit(void *ctx, const struct ct_call *c)
 			ct_out_str(o, ct_c_reset);
 			ct_out_char(o, '\n');
 		} else {
-			ct_out_mem(o, "();\n", 4);
+			ct_out_mem(o, ";\n", 2);
 		}
 		return;
 	}
@@ -163,44 +172,27 @@ static void ct_replay_exit(void *ctx, const struct ct_call *c)
 	ct_out_char(o, '\n');
 }
 
-static void ct_replay_crash(struct ct_replay *r, const struct ct_event *ev, uint32_t depth)
-{
-	struct ct_ext_crash c;
-	char where[512], line[1024];
-
-	if (ev->ext_len < sizeof(c))
-		return;
-	memcpy(&c, ev->ext, sizeof(c));
-	ct_symbols_describe(r->sym, r->th->instance, c.pc, where, sizeof(where));
-	ct_line_start(r, ev->clock, NULL);
-	ct_out_spaces(r->out_, 2 * depth);
-	int n = snprintf(line, sizeof(line), "%s*** %s at %s", ct_c_red, ct_signal_name(c.signo),
-			 where);
-	if (c.signo == SIGSEGV || c.signo == SIGBUS)
-		n += snprintf(line + n, sizeof(line) - (size_t)n, " (address 0x%llx)",
-			      (unsigned long long)c.addr);
-	snprintf(line + n, sizeof(line) - (size_t)n, " ***%s\n", ct_c_reset);
-	ct_out_str(r->out_, line);
-}
-
+/* Marks: a crash, lost events, an exec, a fork, at the depth they happened. */
 static void ct_replay_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 {
+	static const char *const open[] = { "", "/* ", "*** ", "=== ", "+++ " };
+	static const char *const close[] = { "", " */", " ***", " ===", " +++" };
 	struct ct_replay *r = ctx;
-	char line[128];
+	char text[1024];
 
+	enum ct_mark_kind k = ct_mark_text(r->sym, r->th->instance, ev, text, sizeof(text));
+	if (k == CT_MARK_NONE)
+		return;
 	ct_take_turn(r);
 	ct_flush_held(r);
-	if (ev->ext_type == CT_EXT_CRASH) {
-		ct_replay_crash(r, ev, depth);
-		return;
-	}
-	uint64_t n = 0;
-	memcpy(&n, ev->ext, ev->ext_len < 8 ? ev->ext_len : 8);
 	ct_line_start(r, ev->clock, NULL);
 	ct_out_spaces(r->out_, 2 * depth);
-	snprintf(line, sizeof(line), "%s/* lost %llu events */%s\n", ct_c_red, (unsigned long long)n,
-		 ct_c_reset);
-	ct_out_str(r->out_, line);
+	ct_out_str(r->out_, k == CT_MARK_LOST || k == CT_MARK_CRASH ? ct_c_red : ct_c_magenta);
+	ct_out_str(r->out_, open[k]);
+	ct_out_str(r->out_, text);
+	ct_out_str(r->out_, close[k]);
+	ct_out_str(r->out_, ct_c_reset);
+	ct_out_char(r->out_, '\n');
 }
 
 static void ct_replay_thread_begin(void *ctx, const struct ct_thread_info *th)

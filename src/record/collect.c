@@ -68,6 +68,10 @@ static void ct_on_process(struct ct_collector *c, const struct ct_chunk_desc *d,
 		.realtime_ns = ep.realtime_ns,
 		.exe_len = ep.exe_len,
 		.args_len = ep.args_len,
+		.parent_tid = ep.parent_tid,
+		.exec_instance = ep.exec_instance,
+		.fork_clock = ep.fork_clock,
+		.flags = ep.flags,
 	};
 	ct_note_instance(c, d->instance, ep.pid);
 	ct_writer_block(c->w, CT_BLOCK_PROCESS, 0, &r, sizeof(r), p + sizeof(ep),
@@ -89,7 +93,7 @@ static void ct_on_module(struct ct_collector *c, const struct ct_chunk_desc *d, 
 	for (size_t i = 0; i < c->nmods; i++) {
 		struct ct_rec_module *m = &c->mods[i];
 		if (m->instance == d->instance && m->base == em.base && m->lo == em.lo &&
-		    !strcmp(m->path, path))
+		    !m->unloaded && !strcmp(m->path, path))
 			return; /* described again after a dlopen: nothing new */
 	}
 	c->mods = ct_realloc(c->mods, (c->nmods + 1) * sizeof(*c->mods));
@@ -138,6 +142,36 @@ static void ct_on_crash(struct ct_collector *c, const struct ct_chunk_desc *d, u
 	ct_map_put(&c->seen, (uint64_t)d->instance << 47 | (x.pc & CT_EV_ADDR_MASK), &added);
 }
 
+static void ct_on_thread_name(struct ct_collector *c, const struct ct_chunk_desc *d,
+			      uint64_t clock, const uint8_t *p, uint32_t len)
+{
+	struct ct_ext_thread_name x;
+	if (len < sizeof(x))
+		return;
+	memcpy(&x, p, sizeof(x));
+	struct ct_thread_rec r = { .instance = d->instance, .tid = x.tid, .clock = clock };
+	memcpy(r.name, x.name, ct_min(sizeof(x.name), sizeof(r.name) - 1));
+	ct_writer_block(c->w, CT_BLOCK_THREAD, 0, &r, sizeof(r), NULL, 0);
+}
+
+static void ct_on_unload(struct ct_collector *c, const struct ct_chunk_desc *d, uint64_t clock,
+			 const uint8_t *p, uint32_t len)
+{
+	struct ct_ext_unload x;
+	if (len < sizeof(x))
+		return;
+	memcpy(&x, p, sizeof(x));
+	struct ct_unload_rec r = {
+		.instance = d->instance, .clock = clock, .base = x.base, .lo = x.lo, .hi = x.hi
+	};
+	ct_writer_block(c->w, CT_BLOCK_UNLOAD, 0, &r, sizeof(r), NULL, 0);
+	/* a module loaded at its place later is another one: let it be described */
+	for (size_t i = 0; i < c->nmods; i++)
+		if (c->mods[i].instance == d->instance && c->mods[i].base == x.base &&
+		    c->mods[i].lo == x.lo)
+			c->mods[i].unloaded = 1;
+}
+
 static void ct_on_ext(struct ct_collector *c, const struct ct_chunk_desc *d, uint64_t clock,
 		      uint32_t type, const uint8_t *p, uint32_t len)
 {
@@ -151,6 +185,12 @@ static void ct_on_ext(struct ct_collector *c, const struct ct_chunk_desc *d, uin
 	case CT_EXT_CRASH:
 		ct_on_crash(c, d, clock, p, len);
 		ct_encoder_ext(&c->enc, clock, type, p, len);
+		break;
+	case CT_EXT_THREAD_NAME:
+		ct_on_thread_name(c, d, clock, p, len);
+		break;
+	case CT_EXT_UNLOAD:
+		ct_on_unload(c, d, clock, p, len);
 		break;
 	case CT_EXT_LOST: {
 		uint64_t n = 0;
@@ -228,9 +268,10 @@ static uint64_t ct_encode_chunk(struct ct_collector *c, const struct ct_chunk_de
 		}
 		uint64_t clock = last = ct_full_clock(base, w0);
 		if (kind == CT_EV_EXT && ct_ev_ext_words(w1) == 0 &&
-		    ct_ev_ext_type(w1) >= CT_EXT_JUMP && ct_ev_ext_type(w1) <= CT_EXT_THROW) {
-			uint64_t sp = ct_ev_sp(w0, w1);
-			ct_encoder_ext(e, clock, ct_ev_ext_type(w1), &sp, sizeof(sp));
+		    ct_ext_is_mark(ct_ev_ext_type(w1))) {
+			/* payload: the stack pointer (16-byte units), then the argument if any */
+			uint64_t pl[2] = { ct_ev_sp(w0, w1), ct_ev_mark_arg(w1) };
+			ct_encoder_ext(e, clock, ct_ev_ext_type(w1), pl, pl[1] ? 16 : 8);
 			i += 2;
 			continue;
 		}

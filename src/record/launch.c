@@ -40,13 +40,22 @@ char *ct_find_runtime(void)
 	return NULL;
 }
 
-static void ct_child(char **argv, const char *runtime, const char *pool_path, int errfd)
+static void ct_child(char **argv, const char *runtime, const char *pool_path, int errfd,
+		     int no_follow)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *preload = old && *old ? ct_printf("%s:%s", runtime, old) : ct_strdup(runtime);
 
 	setenv("LD_PRELOAD", preload, 1);
 	setenv("CALLTRACE_POOL", pool_path, 1);
+	unsetenv("CALLTRACE_FROM");
+	if (no_follow) { /* the runtime traces this process only (exec keeps the pid) */
+		char pid[16];
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		setenv("CALLTRACE_NO_FOLLOW", pid, 1);
+	} else {
+		unsetenv("CALLTRACE_NO_FOLLOW");
+	}
 	signal(SIGINT, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
@@ -62,7 +71,8 @@ static void ct_child(char **argv, const char *runtime, const char *pool_path, in
  * Fork and exec; the child reports a failed exec through a close-on-exec pipe,
  * so the error is ours to print, in one line, with the shell's exit statuses.
  */
-pid_t ct_launch(char **argv, const char *runtime, const char *pool_path, int *status)
+pid_t ct_launch(char **argv, const char *runtime, const char *pool_path, int no_follow,
+		int *status)
 {
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
@@ -79,7 +89,7 @@ pid_t ct_launch(char **argv, const char *runtime, const char *pool_path, int *st
 	}
 	if (pid == 0) {
 		close(pfd[0]);
-		ct_child(argv, runtime, pool_path, pfd[1]);
+		ct_child(argv, runtime, pool_path, pfd[1], no_follow);
 	}
 	close(pfd[1]);
 

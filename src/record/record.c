@@ -315,7 +315,7 @@ int ct_record(const struct ct_record_opts *o)
 	struct ct_clock_sample start = ct_sample(s.clock);
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	s.child = ct_launch(o->argv, runtime, s.pool.path, &status);
+	s.child = ct_launch(o->argv, runtime, s.pool.path, o->no_follow, &status);
 	free(runtime);
 	if (s.child < 0) {
 		ct_pool_destroy(&s.pool);

@@ -17,6 +17,7 @@ struct ct_record_opts {
 	uint64_t buffer_size;
 	uint32_t chunk_size;
 	int lossy;
+	int no_follow;	    /* trace only the program started, not its children */
 	uint64_t ring_size; /* flight recorder: bytes each thread keeps (0: stream everything) */
 	/* live: called every few tens of milliseconds after fresh records are written, and once
 	 * more at the end */
@@ -48,7 +49,8 @@ void ct_pool_destroy(struct ct_pool *p);
 uint32_t ct_pick_clock(void);
 
 /* launch.c */
-pid_t ct_launch(char **argv, const char *runtime, const char *pool_path, int *status);
+pid_t ct_launch(char **argv, const char *runtime, const char *pool_path, int no_follow,
+		int *status);
 char *ct_find_runtime(void);
 
 /* collect.c: chunks -> blocks */
@@ -57,7 +59,8 @@ struct ct_rec_module {
 	uint64_t base, lo, hi;
 	uint8_t build_id[32];
 	uint8_t build_id_len;
-	uint8_t hit; /* some event address falls in it */
+	uint8_t hit;	  /* some event address falls in it */
+	uint8_t unloaded; /* dlclose unmapped it */
 	char *path;
 };
 

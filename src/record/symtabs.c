@@ -20,10 +20,9 @@ static void ct_mark_hits(struct ct_collector *c)
 		uint64_t addr = key & CT_EV_ADDR_MASK;
 		for (size_t m = 0; m < c->nmods; m++) {
 			struct ct_rec_module *mod = &c->mods[m];
-			if (mod->instance == instance && addr >= mod->lo && addr < mod->hi) {
+			/* every module that was ever there: one was unloaded, another took its place */
+			if (mod->instance == instance && addr >= mod->lo && addr < mod->hi)
 				mod->hit = 1;
-				break;
-			}
 		}
 	}
 }

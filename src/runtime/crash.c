@@ -34,18 +34,42 @@ static void ct_on_fatal(int sig, siginfo_t *si, void *uc)
 		raise(sig); /* sent: pending until we return, then fatal */
 }
 
+static int ct_crash_handlers_on;
+
+static int ct_is_fatal(int sig)
+{
+	for (size_t i = 0; i < sizeof(ct_fatal_signals) / sizeof(ct_fatal_signals[0]); i++)
+		if (ct_fatal_signals[i] == sig)
+			return 1;
+	return 0;
+}
+
+int ct_crash_action(int sig, struct sigaction *sa)
+{
+	if (!ct_crash_handlers_on || !ct_is_fatal(sig))
+		return 0;
+	memset(sa, 0, sizeof(*sa));
+	sa->sa_sigaction = ct_on_fatal;
+	sa->sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
+	sigemptyset(&sa->sa_mask);
+	return 1;
+}
+
+int ct_is_crash_handler(const struct sigaction *sa)
+{
+	return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == ct_on_fatal;
+}
+
 void ct_install_crash_handlers(void)
 {
 	struct sigaction sa;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = ct_on_fatal;
-	sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
+	ct_crash_handlers_on = 1;
 	for (size_t i = 0; i < sizeof(ct_fatal_signals) / sizeof(ct_fatal_signals[0]); i++) {
 		struct sigaction old;
-		if (sigaction(ct_fatal_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
-		    !(old.sa_flags & SA_SIGINFO))
-			sigaction(ct_fatal_signals[i], &sa, NULL);
+		if (ct_real_sigaction(ct_fatal_signals[i], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO) &&
+		    ct_crash_action(ct_fatal_signals[i], &sa))
+			ct_real_sigaction(ct_fatal_signals[i], &sa, NULL);
 	}
 }

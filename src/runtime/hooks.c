@@ -54,3 +54,9 @@ void ct_mark(uint32_t type, uintptr_t sp)
 {
 	ct_emit(ct_ev_mark_word1(type, sp), sp);
 }
+
+void ct_mark_arg(uint32_t type, uint32_t arg, uintptr_t sp)
+{
+	uint64_t what = type | (uint64_t)(arg & 0x7fff) << CT_EV_MARK_ARG_SHIFT;
+	ct_emit(ct_ev_word1(CT_EV_EXT, what, sp), sp);
+}

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,12 +33,14 @@ CT_HIDDEN pthread_key_t ct_key;
 
 static uint32_t ct_parent_instance;
 static _Atomic int ct_announced;
-static _Atomic int ct_scanning;
-static unsigned long long ct_seen_adds;
+/* where this image came from: fork (parent thread, clock) or exec (instance) */
+static int32_t ct_fork_tid, ct_parent_tid;
+static uint64_t ct_fork_clock, ct_parent_fork_clock;
+static uint32_t ct_exec_instance, ct_proc_flags;
+static int ct_no_follow;
 
 /* Room for one record each; used with signals blocked, by one thread at a time. */
 static uint64_t ct_process_buf[CT_EXT_MAX_WORDS];
-static uint64_t ct_module_buf[CT_EXT_MAX_WORDS];
 
 uint64_t ct_clock_slow(void)
 {
@@ -52,13 +55,28 @@ static void ct_key_destructor(void *unused)
 	ct_thread_end(&ct_self);
 }
 
+/* Just before a fork: the forking thread and the time, for the child to tell. */
+static void ct_atfork_prepare(void)
+{
+	ct_fork_tid = ct_self.tid ? ct_self.tid : (int32_t)syscall(SYS_gettid);
+	ct_fork_clock = ct_clock();
+}
+
 static void ct_atfork_child(void)
 {
 	ct_thread_reset_after_fork(&ct_self);
+	if (ct_no_follow) { /* --no-follow: only the program calltrace started */
+		atomic_store(&ct_state, CT_RT_OFF);
+		return;
+	}
 	ct_parent_instance = ct_instance;
+	ct_parent_tid = ct_fork_tid;
+	ct_parent_fork_clock = ct_fork_clock;
+	ct_exec_instance = 0;
+	ct_proc_flags = CT_PROC_FORKED;
 	ct_instance = atomic_fetch_add(&ct_ctl->next_instance, 1) + 1;
 	atomic_store(&ct_announced, 0);
-	ct_seen_adds = 0;
+	ct_modules_forget();
 }
 
 static int ct_open_pool(void)
@@ -82,17 +100,44 @@ static int ct_open_pool(void)
 	return 0;
 }
 
+/*
+ * CALLTRACE_FROM=instance:pid, set by the image that exec'd us (same pid)
+ * or spawned us (our parent).
+ */
+static void ct_read_origin(void)
+{
+	const char *from = getenv("CALLTRACE_FROM");
+	unsigned inst;
+	int pid;
+	if (!from || sscanf(from, "%u:%d", &inst, &pid) != 2)
+		return;
+	if (pid == getpid()) {
+		ct_exec_instance = inst;
+		ct_proc_flags = CT_PROC_EXECED;
+	}
+}
+
+/* --no-follow: CALLTRACE_NO_FOLLOW names the one process to trace. */
+static int ct_followed(void)
+{
+	const char *nf = getenv("CALLTRACE_NO_FOLLOW");
+	ct_no_follow = nf && *nf;
+	return !ct_no_follow || atoi(nf) == getpid();
+}
+
 int ct_init(void)
 {
 	int expected = CT_RT_NEW;
 
 	if (atomic_compare_exchange_strong(&ct_state, &expected, CT_RT_STARTING)) {
-		int ok = ct_open_pool() == 0;
+		int ok = ct_followed() && ct_open_pool() == 0;
 		if (ok) {
+			ct_remember_env();
+			ct_read_origin();
 			ct_clock_tsc = ct_ctl->clock == CT_CLOCK_TSC;
 			ct_instance = atomic_fetch_add(&ct_ctl->next_instance, 1) + 1;
 			ok = pthread_key_create(&ct_key, ct_key_destructor) == 0 &&
-			     pthread_atfork(NULL, NULL, ct_atfork_child) == 0;
+			     pthread_atfork(ct_atfork_prepare, NULL, ct_atfork_child) == 0;
 			if (ok)
 				ct_install_crash_handlers();
 			if (ok && (ct_ctl->flags & CT_POOL_RING))
@@ -135,6 +180,10 @@ int ct_announce_process(struct ct_thread *t)
 	p->pid = (int32_t)getpid();
 	p->ppid = (int32_t)getppid();
 	p->parent_instance = ct_parent_instance;
+	p->parent_tid = ct_parent_tid;
+	p->fork_clock = ct_parent_fork_clock;
+	p->exec_instance = ct_exec_instance;
+	p->flags = ct_proc_flags;
 	clock_gettime(CLOCK_REALTIME, &now);
 	p->realtime_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 
@@ -149,120 +198,16 @@ int ct_announce_process(struct ct_thread *t)
 	return 1;
 }
 
-static int ct_count_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	*(unsigned long long *)data = info->dlpi_adds;
-	return 1;
-}
-
 int ct_needs_describing(void)
 {
-	unsigned long long adds = 0;
-	if (!atomic_load(&ct_announced))
-		return 1;
-	dl_iterate_phdr(ct_count_cb, &adds);
-	return adds != ct_seen_adds;
-}
-
-struct ct_scan {
-	struct ct_thread *t;
-	int emit;
-	unsigned long long adds;
-};
-
-static void ct_module_build_id(struct dl_phdr_info *info, struct ct_ext_module *m)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		const char *note = (const char *)(info->dlpi_addr + ph->p_vaddr);
-		const char *end = note + ph->p_memsz;
-		while (note + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *nh = (const void *)note;
-			const char *name = note + sizeof(*nh);
-			const char *desc = name + ((nh->n_namesz + 3) & ~3u);
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    !memcmp(name, "GNU", 4) && nh->n_descsz <= sizeof(m->build_id)) {
-				memcpy(m->build_id, desc, nh->n_descsz);
-				m->build_id_len = (uint8_t)nh->n_descsz;
-				return;
-			}
-			note = desc + ((nh->n_descsz + 3) & ~3u);
-		}
-	}
-}
-
-static int ct_module_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct ct_scan *scan = data;
-	(void)size;
-
-	scan->adds = info->dlpi_adds;
-	if (!scan->emit)
-		return 1;
-	if (!strncmp(info->dlpi_name, "linux-vdso", 10) ||
-	    !strncmp(info->dlpi_name, "linux-gate", 10))
-		return 0;
-
-	struct ct_ext_module *m = (void *)ct_module_buf;
-	char *path = (char *)(m + 1);
-	uint32_t room = sizeof(ct_module_buf) - sizeof(*m) - 1;
-
-	memset(m, 0, sizeof(*m));
-	m->base = info->dlpi_addr;
-	m->lo = UINT64_MAX;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (lo < m->lo)
-			m->lo = lo;
-		if (lo + ph->p_memsz > m->hi)
-			m->hi = lo + ph->p_memsz;
-	}
-	if (m->lo == UINT64_MAX)
-		return 0;
-	ct_module_build_id(info, m);
-
-	size_t n;
-	if (info->dlpi_name[0]) {
-		n = strnlen(info->dlpi_name, room);
-		memcpy(path, info->dlpi_name, n);
-	} else {
-		ssize_t r = readlink("/proc/self/exe", path, room);
-		n = r < 0 ? 0 : (size_t)r;
-	}
-	path[n] = 0;
-	m->path_len = (uint32_t)n + 1;
-	ct_write_ext(scan->t, CT_EXT_MODULE, m, (uint32_t)sizeof(*m) + m->path_len, 1);
-	return 0;
-}
-
-/* Describe the loaded modules again if the loader added any since last time. */
-int ct_check_modules(struct ct_thread *t, int force)
-{
-	if (atomic_exchange(&ct_scanning, 1))
-		return 0;
-
-	struct ct_scan scan = { .t = t, .emit = 0 };
-	dl_iterate_phdr(ct_module_cb, &scan);
-	if (force || scan.adds != ct_seen_adds) {
-		ct_seen_adds = scan.adds;
-		scan.emit = 1;
-		dl_iterate_phdr(ct_module_cb, &scan);
-	}
-	atomic_store(&ct_scanning, 0);
-	return scan.emit;
+	return !atomic_load(&ct_announced) || ct_modules_changed();
 }
 
 /*
  * At exit: name the libraries loaded since the last chunk was taken, and tell
  * how many events this thread dropped since its last record.
  */
-__attribute__((destructor)) static void ct_fini(void)
+void ct_before_exit(void)
 {
 	if (atomic_load(&ct_state) != CT_RT_READY || ct_self.in_slow)
 		return;
@@ -278,4 +223,9 @@ __attribute__((destructor)) static void ct_fini(void)
 	ct_self.in_slow = 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = err;
+}
+
+__attribute__((destructor)) static void ct_fini(void)
+{
+	ct_before_exit();
 }

@@ -69,12 +69,12 @@ void ct_install_snapshot_signal(void)
 {
 	struct sigaction sa, old;
 
-	if (sigaction(SIGUSR2, NULL, &old) < 0 || old.sa_handler != SIG_DFL ||
+	if (ct_real_sigaction(SIGUSR2, NULL, &old) < 0 || old.sa_handler != SIG_DFL ||
 	    (old.sa_flags & SA_SIGINFO))
 		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = ct_on_snapshot_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGUSR2, &sa, NULL);
+	ct_real_sigaction(SIGUSR2, &sa, NULL);
 }

@@ -18,6 +18,7 @@
 
 #define CT_HIDDEN      __attribute__((visibility("hidden")))
 #define CT_EXPORT      __attribute__((visibility("default")))
+#define CT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define ct_likely(x)   __builtin_expect(!!(x), 1)
 #define ct_unlikely(x) __builtin_expect(!!(x), 0)
 
@@ -63,6 +64,8 @@ void ct_slow_record(struct ct_thread *t, uint64_t w1, uintptr_t sp) CT_HIDDEN;
 
 /* hooks.c: a mark (CT_EXT_JUMP, CT_EXT_CATCH) at stack pointer sp, as cheap as a call */
 void ct_mark(uint32_t type, uintptr_t sp) CT_HIDDEN;
+/* the same with a small argument (a signal number) */
+void ct_mark_arg(uint32_t type, uint32_t arg, uintptr_t sp) CT_HIDDEN;
 
 /* thread.c: hooks a signal handler interrupted will not finish (it longjmps out) */
 void ct_abandon_hooks(struct ct_thread *t) CT_HIDDEN;
@@ -86,7 +89,14 @@ uint64_t ct_untold(struct ct_thread *t) CT_HIDDEN;
 void ct_told(struct ct_thread *t, uint64_t n) CT_HIDDEN;
 
 /* crash.c: record fatal signals the program leaves at their default action */
+struct sigaction;
 void ct_install_crash_handlers(void) CT_HIDDEN;
+/* Fill sa with our crash handler if sig is fatal and we record crashes; 1 if so. */
+int ct_crash_action(int sig, struct sigaction *sa) CT_HIDDEN;
+int ct_is_crash_handler(const struct sigaction *sa) CT_HIDDEN;
+
+/* signal.c: the C library's sigaction, past our own */
+int ct_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) CT_HIDDEN;
 
 /* interpose.c */
 void ct_resolve_interposed(void) CT_HIDDEN;
@@ -104,6 +114,20 @@ int ct_announce_process(struct ct_thread *t) CT_HIDDEN;
 int ct_check_modules(struct ct_thread *t, int force) CT_HIDDEN;
 /* init.c: the process is not announced yet, or the loader added modules */
 int ct_needs_describing(void) CT_HIDDEN;
+/* init.c: what the destructor says, said before _exit or quick_exit */
+void ct_before_exit(void) CT_HIDDEN;
+/* modules.c */
+int ct_modules_changed(void) CT_HIDDEN;
+void ct_modules_forget(void) CT_HIDDEN;
+/* thread.c: describe modules the loader added, now (not in a signal handler) */
+void ct_describe_modules(void) CT_HIDDEN;
+/* thread.c: a record, then the chunk handed over: the image is about to be replaced */
+void ct_before_image_change(uint32_t type, const void *payload, uint32_t len) CT_HIDDEN;
+/* process.c: keep the variables an exec'd image needs, at start */
+void ct_remember_env(void) CT_HIDDEN;
+/* names.c: this thread can be found by its pthread_t */
+void ct_register_thread(int32_t tid) CT_HIDDEN;
+void ct_unregister_thread(void) CT_HIDDEN;
 uint64_t ct_clock_slow(void) CT_HIDDEN;
 
 static inline uint64_t ct_clock(void)

@@ -142,6 +142,7 @@ void ct_identify(struct ct_thread *t)
 	if (!t->tid) {
 		t->tid = (int32_t)syscall(SYS_gettid);
 		t->pid = (int32_t)getpid();
+		ct_register_thread(t->tid);
 	}
 }
 
@@ -362,6 +363,40 @@ int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32
 	return 0;
 }
 
+void ct_describe_modules(void)
+{
+	struct ct_thread *t = &ct_self;
+	struct ct_saved saved;
+
+	if (atomic_load(&ct_state) != CT_RT_READY || t->in_slow)
+		return;
+	ct_enter_slow(&saved);
+	t->in_slow = 1;
+	if (ct_tracing() && ct_modules_changed())
+		ct_check_modules(t, 0);
+	t->in_slow = 0;
+	ct_leave_slow(&saved);
+}
+
+void ct_before_image_change(uint32_t type, const void *payload, uint32_t len)
+{
+	struct ct_thread *t = &ct_self;
+	struct ct_saved saved;
+
+	if (atomic_load(&ct_state) != CT_RT_READY || t->in_slow)
+		return;
+	ct_enter_slow(&saved);
+	t->in_slow = 1;
+	if (ct_tracing()) {
+		ct_flush_lost(t);
+		ct_check_modules(t, 0);
+		ct_write_ext(t, type, payload, len, 1);
+		ct_retire_chunk(t, 0);
+	}
+	t->in_slow = 0;
+	ct_leave_slow(&saved);
+}
+
 void ct_emit_ext(uint32_t type, const void *payload, uint32_t len, int must)
 {
 	struct ct_thread *t = &ct_self;
@@ -403,6 +438,7 @@ void ct_thread_end(struct ct_thread *t)
 
 	ct_enter_slow(&saved);
 	t->key_armed = 0;
+	ct_unregister_thread();
 	ct_flush_lost(t);
 	if (t->chunk > CT_NO_CHUNK) {
 		uint64_t end = 0;

@@ -9,6 +9,7 @@
 
 #include "symbols.h"
 #include "../format/reader.h"
+#include "../analysis/builder.h"
 
 struct ct_symtab {
 	const char *path;
@@ -22,6 +23,7 @@ struct ct_symtab {
 struct ct_inst_mod {
 	uint32_t instance;
 	uint64_t base, lo, hi;
+	uint64_t unload_clock; /* UINT64_MAX: never unloaded */
 	const char *path;
 	long symtab; /* -1: none */
 };
@@ -35,6 +37,8 @@ struct ct_symbols {
 	size_t nsymtabs_seen; /* of t->symtabs, parsed into tabs */
 	struct ct_inst_mod *mods;
 	size_t nmods;
+	size_t nunloads_seen; /* of t->unloads, applied to mods */
+	struct ct_map unloading; /* instances some module was unloaded from: not cached */
 	struct ct_map cache;  /* instance << 47 | addr -> id + 1 */
 	struct ct_map byfunc; /* identity of a function -> id + 1 */
 	struct ct_func *funcs;
@@ -128,6 +132,35 @@ static long ct_symtab_from_disk(struct ct_symbols *s, const struct ct_module_inf
 	return (long)s->ntabs++;
 }
 
+/* Each unload ends the first module of its place still loaded. */
+static void ct_apply_unloads(struct ct_symbols *s)
+{
+	const struct ct_trace *t = s->t;
+	for (; s->nunloads_seen < t->nunloads; s->nunloads_seen++) {
+		const struct ct_unload_rec *u = &t->unloads[s->nunloads_seen];
+		int added;
+		ct_map_put(&s->unloading, u->instance + 1, &added);
+		for (size_t i = 0; i < s->nmods; i++) {
+			struct ct_inst_mod *m = &s->mods[i];
+			if (m->instance == u->instance && m->base == u->base && m->lo == u->lo &&
+			    m->unload_clock == UINT64_MAX) {
+				m->unload_clock = u->clock;
+				break;
+			}
+		}
+	}
+}
+
+uint64_t ct_symbols_next_unload(const struct ct_symbols *s, uint32_t instance, uint64_t clock)
+{
+	uint64_t next = UINT64_MAX;
+	for (size_t i = 0; i < s->nmods; i++)
+		if (s->mods[i].instance == instance && s->mods[i].unload_clock > clock &&
+		    s->mods[i].unload_clock < next)
+			next = s->mods[i].unload_clock;
+	return next;
+}
+
 /* Modules and symbol tables the trace has gained since we last looked. */
 void ct_symbols_refresh(struct ct_symbols *s)
 {
@@ -154,10 +187,12 @@ void ct_symbols_refresh(struct ct_symbols *s)
 				.hi = m->rec.hi,
 				.path = m->path,
 				.symtab = tab,
+				.unload_clock = UINT64_MAX,
 			};
 		}
 		s->nmods = t->nmods;
 	}
+	ct_apply_unloads(s);
 }
 
 struct ct_symbols *ct_symbols_open(const struct ct_trace *t, int demangle)
@@ -167,6 +202,7 @@ struct ct_symbols *ct_symbols_open(const struct ct_trace *t, int demangle)
 	s->demangle = demangle;
 	ct_map_init(&s->cache, 1024);
 	ct_map_init(&s->byfunc, 1024);
+	ct_map_init(&s->unloading, 16);
 	ct_symbols_refresh(s);
 	return s;
 }
@@ -192,24 +228,31 @@ void ct_symbols_close(struct ct_symbols *s)
 	free(s->funcs);
 	ct_map_free(&s->cache);
 	ct_map_free(&s->byfunc);
+	ct_map_free(&s->unloading);
 	free(s);
 }
 
+/*
+ * The module at addr at time clock: of those that were ever there, the one
+ * unloaded first after clock (or never).
+ */
 static const struct ct_inst_mod *ct_find_module(const struct ct_symbols *s, uint32_t instance,
-						uint64_t addr)
+						uint64_t addr, uint64_t clock)
 {
 	for (int hops = 0; instance && hops < 64; hops++) {
 		int any = 0;
+		const struct ct_inst_mod *best = NULL;
 		for (size_t i = 0; i < s->nmods; i++) {
 			const struct ct_inst_mod *m = &s->mods[i];
 			if (m->instance != instance)
 				continue;
 			any = 1;
-			if (addr >= m->lo && addr < m->hi)
-				return m;
+			if (addr >= m->lo && addr < m->hi && m->unload_clock > clock &&
+			    (!best || m->unload_clock < best->unload_clock))
+				best = m;
 		}
 		if (any)
-			return NULL;
+			return best;
 		/* no module list for this image: a forked child inherits its parent's */
 		const struct ct_process_info *p = ct_trace_process(s->t, instance);
 		instance = p ? p->rec.parent_instance : 0;
@@ -240,9 +283,20 @@ static uint32_t ct_add_func(struct ct_symbols *s, uint64_t identity, const char 
 	return (uint32_t)(s->nfuncs - 1);
 }
 
-static uint32_t ct_resolve(struct ct_symbols *s, uint32_t instance, uint64_t addr)
+/* "[signal SIGINT]" and the like: one function each, whatever the process. */
+static uint32_t ct_pseudo(struct ct_symbols *s, uint64_t addr)
 {
-	const struct ct_inst_mod *m = ct_find_module(s, instance, addr);
+	char name[64];
+	if (addr >= CT_PSEUDO_SIGNAL && addr < CT_PSEUDO_SIGNAL + 0x100)
+		snprintf(name, sizeof(name), "[signal %s]", ct_signal_name((int)(addr - CT_PSEUDO_SIGNAL)));
+	else
+		snprintf(name, sizeof(name), "[0x%llx]", (unsigned long long)addr);
+	return ct_add_func(s, UINT64_C(0xffff) << 48 | (addr & 0xffffffff), name, NULL, 0);
+}
+
+static uint32_t ct_resolve(struct ct_symbols *s, uint32_t instance, uint64_t addr, uint64_t clock)
+{
+	const struct ct_inst_mod *m = ct_find_module(s, instance, addr, clock);
 	char name[256];
 
 	if (!m) {
@@ -276,15 +330,15 @@ static uint32_t ct_resolve(struct ct_symbols *s, uint32_t instance, uint64_t add
 			   m->path, off);
 }
 
-void ct_symbols_describe(struct ct_symbols *s, uint32_t instance, uint64_t addr, char *buf,
-			 size_t len)
+void ct_symbols_describe(struct ct_symbols *s, uint32_t instance, uint64_t addr, uint64_t clock,
+			 char *buf, size_t len)
 {
-	const struct ct_inst_mod *m = ct_find_module(s, instance, addr);
+	const struct ct_inst_mod *m = ct_find_module(s, instance, addr, clock);
 	if (!m) {
 		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
 		return;
 	}
-	const struct ct_func *f = ct_symbols_func(s, ct_symbols_lookup(s, instance, addr));
+	const struct ct_func *f = ct_symbols_func(s, ct_symbols_lookup(s, instance, addr, clock));
 	uint64_t off = addr - m->base;
 	/* at a symbol, or not in any (then the name is already module+offset) */
 	if (off <= f->addr)
@@ -293,13 +347,17 @@ void ct_symbols_describe(struct ct_symbols *s, uint32_t instance, uint64_t addr,
 		snprintf(buf, len, "%s+0x%llx", f->name, (unsigned long long)(off - f->addr));
 }
 
-uint32_t ct_symbols_lookup(struct ct_symbols *s, uint32_t instance, uint64_t addr)
+uint32_t ct_symbols_lookup(struct ct_symbols *s, uint32_t instance, uint64_t addr, uint64_t clock)
 {
+	if (addr >= CT_PSEUDO_BASE)
+		return ct_pseudo(s, addr);
+	if (s->unloading.count && ct_map_find(&s->unloading, instance + 1))
+		return ct_resolve(s, instance, addr, clock); /* depends on the time: callers cache */
 	uint64_t key = (uint64_t)instance << 47 | addr;
 	uint64_t *hit = ct_map_find(&s->cache, key);
 	if (hit)
 		return (uint32_t)(*hit - 1);
-	uint32_t id = ct_resolve(s, instance, addr);
+	uint32_t id = ct_resolve(s, instance, addr, clock);
 	int added;
 	*ct_map_put(&s->cache, key, &added) = id + 1;
 	return id;

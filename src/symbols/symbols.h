@@ -53,12 +53,19 @@ struct ct_symbols *ct_symbols_open(const struct ct_trace *t, int demangle);
 void ct_symbols_close(struct ct_symbols *s);
 /* Take in the modules and symbol tables a growing trace has gained (live). */
 void ct_symbols_refresh(struct ct_symbols *s);
-/* The function at addr in process image instance (an id for ct_symbols_func). */
-uint32_t ct_symbols_lookup(struct ct_symbols *s, uint32_t instance, uint64_t addr);
+/*
+ * The function at addr in process image instance at time clock (an id for
+ * ct_symbols_func): the time tells a module dlclose unmapped from one loaded
+ * at its place later. Addresses from CT_PSEUDO_BASE on are pseudo frames
+ * ("[signal SIGINT]").
+ */
+uint32_t ct_symbols_lookup(struct ct_symbols *s, uint32_t instance, uint64_t addr, uint64_t clock);
+/* The first unload of a module of instance after clock (UINT64_MAX: none). */
+uint64_t ct_symbols_next_unload(const struct ct_symbols *s, uint32_t instance, uint64_t clock);
 const struct ct_func *ct_symbols_func(const struct ct_symbols *s, uint32_t id);
 /* Any address (a crash's program counter, a call site) as "func+0x1c" or "module+0x1234". */
-void ct_symbols_describe(struct ct_symbols *s, uint32_t instance, uint64_t addr, char *buf,
-			 size_t len);
+void ct_symbols_describe(struct ct_symbols *s, uint32_t instance, uint64_t addr, uint64_t clock,
+			 char *buf, size_t len);
 uint32_t ct_symbols_count(const struct ct_symbols *s);
 /* dwarf.c: 1 if the function at ELF address addr of the file is declared in a system header */
 int ct_dwarf_declared_in_system(const char *path, uint64_t addr);

@@ -104,4 +104,7 @@ static inline uint64_t ct_hash64(uint64_t x)
 int ct_parse_size(const char *s, uint64_t *out);
 const char *ct_basename(const char *path);
 
+/* "SIGSEGV", "signal 42": a static buffer, use it at once */
+const char *ct_signal_name(int sig);
+
 #endif

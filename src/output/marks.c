@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* What the marks of a tree say (crash, lost events, exec, fork), for every output. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "output.h"
+#include "../analysis/builder.h"
+
+static void ct_crash_text(struct ct_symbols *sym, uint32_t instance, const struct ct_event *ev,
+			  char *buf, size_t len)
+{
+	struct ct_ext_crash c;
+	char where[512];
+
+	memcpy(&c, ev->ext, sizeof(c));
+	ct_symbols_describe(sym, instance, c.pc, ev->clock, where, sizeof(where));
+	int n = snprintf(buf, len, "%s at %s", ct_signal_name(c.signo), where);
+	if ((c.signo == SIGSEGV || c.signo == SIGBUS) && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " (address 0x%llx)", (unsigned long long)c.addr);
+}
+
+/* "exec PATH ARGS...": argv[0] is left out when it is the path. */
+static void ct_exec_text(const struct ct_event *ev, char *buf, size_t len)
+{
+	const char *p = (const char *)ev->ext, *end = p + ev->ext_len;
+	size_t n = (size_t)snprintf(buf, len, "exec");
+	const char *path = p;
+	for (int i = 0; p < end && *p && n + 2 < len; i++) {
+		size_t l = strnlen(p, (size_t)(end - p));
+		if (i != 1 || strcmp(p, path)) { /* argv[0] is shown when it differs */
+			int k = snprintf(buf + n, len - n, " %.*s", (int)l, p);
+			n += k > 0 ? (size_t)k : 0;
+		}
+		p += l + 1;
+	}
+	if (n >= len)
+		buf[len - 1] = 0;
+}
+
+enum ct_mark_kind ct_mark_text(struct ct_symbols *sym, uint32_t instance,
+			       const struct ct_event *ev, char *buf, size_t len)
+{
+	uint64_t v = 0;
+	struct ct_ext_fork f = { 0 };
+
+	memcpy(&v, ev->ext, ev->ext_len < 8 ? ev->ext_len : 8);
+	memcpy(&f, ev->ext, ev->ext_len < sizeof(f) ? ev->ext_len : sizeof(f));
+	switch (ev->ext_type) {
+	case CT_EXT_LOST:
+		snprintf(buf, len, "lost %llu event%s", (unsigned long long)v, v == 1 ? "" : "s");
+		return CT_MARK_LOST;
+	case CT_EXT_CRASH:
+		if (ev->ext_len < sizeof(struct ct_ext_crash))
+			return CT_MARK_NONE;
+		ct_crash_text(sym, instance, ev, buf, len);
+		return CT_MARK_CRASH;
+	case CT_EXT_EXEC:
+		ct_exec_text(ev, buf, len);
+		return CT_MARK_EXEC;
+	case CT_EXT_EXEC_FAILED:
+		snprintf(buf, len, "exec failed: %s", strerror((int)v));
+		return CT_MARK_EXEC;
+	case CT_EXT_FORK:
+		snprintf(buf, len, "%s: process %d", f.how == CT_FORK_VFORK ? "vfork" : "fork",
+			 f.child_pid);
+		return CT_MARK_PROCESS;
+	case CT_EXT_FORKED_FROM:
+		snprintf(buf, len, "forked from process %d", f.child_pid);
+		return CT_MARK_PROCESS;
+	default:
+		return CT_MARK_NONE;
+	}
+}
