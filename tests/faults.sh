@@ -489,6 +489,7 @@ if want crash; then
 			*) addr='' ;;
 			esac
 			if [ -n "$where" ]; then loc="${where//+/\\+}[0-9a-f]+"; else loc='[^ ,]+'; fi
+			loc="$loc( \\([^)]*\\))?" # file:line, with -g
 			re="^crashed: +thread $tid \\(pid $pid\\) of $sig at $loc$addr\$"
 			[ "$(grep -c '^crashed:' "$D/info.txt")" = 1 ] && grep -Eq "$re" "$D/info.txt" &&
 				grep -q "^exit: *killed by signal $((status - 128))\$" "$D/info.txt"
@@ -518,7 +519,7 @@ if want crash-lossy && built crashes gcc-O2; then
 			bad $n/crash-told "run $i: calltrace record exits with status $st, expected 139" "$D/record.err"
 			problems=1
 			break
-		elif ! grep -Eq "^crashed: +thread $tid \(pid $pid\) of SIGSEGV at bad\+0x[0-9a-f]+, address 0x0\$" "$D/info.txt"; then
+		elif ! grep -Eq "^crashed: +thread $tid \(pid $pid\) of SIGSEGV at bad\+0x[0-9a-f]+( \([^)]*\))?, address 0x0\$" "$D/info.txt"; then
 			grep -E '^(exit|crashed|lost|records|  tid)' "$D/info.txt" >"$D/info.details"
 			bad $n/crash-told "run $i of 24: no \"crashed:    thread $tid (pid $pid) of SIGSEGV at bad+...\" line in info (the program died of it; trace: $D/trace.data)" "$D/info.details"
 			problems=1

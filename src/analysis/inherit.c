@@ -116,6 +116,15 @@ static void ct_cursor_advance(struct ct_cursor *c, uint64_t clock)
 	c->at = clock;
 }
 
+uint32_t ct_open_frames_at(struct ct_inherit *in, const struct ct_thread_info *th, uint64_t clock,
+			   const struct ct_frame **frames)
+{
+	struct ct_cursor *c = ct_cursor_for(in, th, clock, 0);
+	ct_cursor_advance(c, clock);
+	*frames = c->b.stack;
+	return c->b.depth;
+}
+
 uint32_t ct_inherited(struct ct_inherit *in, const struct ct_thread_info *th,
 		      const struct ct_frame **frames, const struct ct_process_info **parent,
 		      int hops)

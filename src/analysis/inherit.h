@@ -26,4 +26,8 @@ uint32_t ct_inherited(struct ct_inherit *in, const struct ct_thread_info *th,
 		      const struct ct_frame **frames, const struct ct_process_info **parent,
 		      int hops);
 
+/* The frames open in thread th just before clock, outermost first; valid until the next call. */
+uint32_t ct_open_frames_at(struct ct_inherit *in, const struct ct_thread_info *th, uint64_t clock,
+			   const struct ct_frame **frames);
+
 #endif

@@ -107,5 +107,10 @@ int ct_cmd_record(int argc, char **argv)
 		return CT_EXIT_USAGE;
 	}
 	o.argv = argv + optind;
-	return ct_record(&o);
+	size_t crashes = 0;
+	o.crashes = &crashes;
+	int status = ct_record(&o);
+	if (crashes)
+		ct_print_crashes(o.output, stderr);
+	return status;
 }

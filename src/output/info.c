@@ -39,13 +39,20 @@ static void ct_info_processes(FILE *out, const struct ct_trace *t)
 		fprintf(out, "  pid %-7d %u thread%s  ", p->rec.pid, p->nthreads,
 			p->nthreads == 1 ? " " : "s");
 		ct_info_args(out, p);
+		char origin[128];
+		ct_process_origin(t, p, origin, sizeof(origin));
+		if (origin[0])
+			fprintf(out, "  (%s)", origin);
 		fputc('\n', out);
 	}
 	fprintf(out, "threads:    %zu\n", t->nthreads);
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct ct_thread_info *th = &t->threads[i];
 		ct_fmt_count(n, sizeof(n), th->nrecords);
+		const char *name = ct_trace_thread_name(t, th);
 		fprintf(out, "  tid %-7d pid %-7d %s records", th->tid, th->pid, n);
+		if (name)
+			fprintf(out, ", \"%s\"", name);
 		if (th->snapshot)
 			fprintf(out, " in snapshot %u", th->snapshot);
 		if (th->lost) {
@@ -78,8 +85,11 @@ static void ct_info_crashes(FILE *out, const struct ct_trace *t, struct ct_symbo
 		const struct ct_crash_rec *c = &t->crashes[i];
 		char where[512];
 		ct_symbols_describe(sym, c->instance, c->pc, c->clock, where, sizeof(where));
+		char line[256];
 		fprintf(out, "crashed:    thread %d (pid %d) of %s at %s", c->tid, c->pid,
 			ct_signal_name(c->signo), where);
+		if (ct_symbols_srcline(sym, c->instance, c->pc, c->clock, line, sizeof(line)))
+			fprintf(out, " (%s)", line);
 		if (c->signo == SIGSEGV || c->signo == SIGBUS)
 			fprintf(out, ", address 0x%llx", (unsigned long long)c->addr);
 		fputc('\n', out);

@@ -11,13 +11,17 @@ static void ct_crash_text(struct ct_symbols *sym, uint32_t instance, const struc
 			  char *buf, size_t len)
 {
 	struct ct_ext_crash c;
-	char where[512];
+	char where[512], line[256] = "", addr[64] = "";
 
 	memcpy(&c, ev->ext, sizeof(c));
 	ct_symbols_describe(sym, instance, c.pc, ev->clock, where, sizeof(where));
-	int n = snprintf(buf, len, "%s at %s", ct_signal_name(c.signo), where);
-	if ((c.signo == SIGSEGV || c.signo == SIGBUS) && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, " (address 0x%llx)", (unsigned long long)c.addr);
+	if (ct_symbols_srcline(sym, instance, c.pc, ev->clock, line + 2, sizeof(line) - 3)) {
+		memcpy(line, " (", 2);
+		strcat(line, ")");
+	}
+	if (c.signo == SIGSEGV || c.signo == SIGBUS)
+		snprintf(addr, sizeof(addr), ", address 0x%llx", (unsigned long long)c.addr);
+	snprintf(buf, len, "%s at %s%s%s", ct_signal_name(c.signo), where, line, addr);
 }
 
 /* "exec PATH ARGS...": argv[0] is left out when it is the path. */
@@ -48,7 +52,7 @@ enum ct_mark_kind ct_mark_text(struct ct_symbols *sym, uint32_t instance,
 	memcpy(&f, ev->ext, ev->ext_len < sizeof(f) ? ev->ext_len : sizeof(f));
 	switch (ev->ext_type) {
 	case CT_EXT_LOST:
-		snprintf(buf, len, "lost %llu event%s", (unsigned long long)v, v == 1 ? "" : "s");
+		snprintf(buf, len, "lost %llu events", (unsigned long long)v);
 		return CT_MARK_LOST;
 	case CT_EXT_CRASH:
 		if (ev->ext_len < sizeof(struct ct_ext_crash))

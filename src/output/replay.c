@@ -195,6 +195,27 @@ static void ct_replay_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 	ct_out_char(r->out_, '\n');
 }
 
+void ct_process_origin(const struct ct_trace *t, const struct ct_process_info *p, char *buf,
+		       size_t len)
+{
+	const struct ct_process_info *from = NULL;
+
+	buf[0] = 0;
+	if (p->rec.flags & CT_PROC_FORKED) {
+		from = ct_trace_process(t, p->rec.parent_instance);
+		snprintf(buf, len, "forked from pid %d", from ? from->rec.pid : p->rec.ppid);
+	} else if (p->rec.flags & CT_PROC_EXECED) {
+		from = ct_trace_process(t, p->rec.exec_instance);
+		snprintf(buf, len, "after exec");
+	} else {
+		for (size_t i = 0; i < t->nprocs && !from; i++)
+			if (t->procs[i].rec.pid == p->rec.ppid)
+				from = &t->procs[i];
+		if (from)
+			snprintf(buf, len, "started by pid %d", from->rec.pid);
+	}
+}
+
 static void ct_replay_thread_begin(void *ctx, const struct ct_thread_info *th)
 {
 	struct ct_replay *r = ctx;
@@ -211,6 +232,15 @@ static void ct_replay_thread_begin(void *ctx, const struct ct_thread_info *th)
 	n = snprintf(line, sizeof(line), "%s# thread %d, process %d", ct_c_dim, th->tid, th->pid);
 	if (p)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, " (%s)", p->exe);
+	const char *name = ct_trace_thread_name(r->t, th);
+	if (name)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, ", \"%s\"", name);
+	if (p && th->tid == th->pid) {
+		char origin[128];
+		ct_process_origin(r->t, p, origin, sizeof(origin));
+		if (origin[0])
+			n += snprintf(line + n, sizeof(line) - (size_t)n, ", %s", origin);
+	}
 	if (th->snapshot)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, ", snapshot %u", th->snapshot);
 	if (th->lost) {

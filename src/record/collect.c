@@ -184,6 +184,7 @@ static void ct_on_ext(struct ct_collector *c, const struct ct_chunk_desc *d, uin
 		break;
 	case CT_EXT_CRASH:
 		ct_on_crash(c, d, clock, p, len);
+		c->crashes++;
 		ct_encoder_ext(&c->enc, clock, type, p, len);
 		break;
 	case CT_EXT_THREAD_NAME:

@@ -343,6 +343,8 @@ int ct_record(const struct ct_record_opts *o)
 		ct_error("%s is incomplete: %s", o->output, strerror(s.w.error));
 	if (ct_writer_close(&s.w) < 0 && !s.w.error)
 		ct_error("cannot write %s: %s", o->output, strerror(errno));
+	if (o->crashes)
+		*o->crashes = s.col.crashes;
 	ct_collector_free(&s.col);
 	ct_pool_destroy(&s.pool);
 	return s.child_done ? ct_exit_status(s.child_status) : 1;

@@ -18,6 +18,7 @@ struct ct_record_opts {
 	uint32_t chunk_size;
 	int lossy;
 	int no_follow;	    /* trace only the program started, not its children */
+	size_t *crashes;    /* out (if not NULL): threads that died of a signal */
 	uint64_t ring_size; /* flight recorder: bytes each thread keeps (0: stream everything) */
 	/* live: called every few tens of milliseconds after fresh records are written, and once
 	 * more at the end */
@@ -73,7 +74,7 @@ struct ct_collector {
 	struct ct_pool *pool;
 	struct ct_writer *w;
 	struct ct_encoder enc;
-	uint64_t events, lost, salvaged, abandoned, blocks;
+	uint64_t events, lost, salvaged, abandoned, blocks, crashes;
 	struct ct_map seen; /* instance << 47 | address of every function seen */
 	struct ct_rec_module *mods;
 	size_t nmods;

@@ -8,6 +8,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -35,6 +36,24 @@ static Dwarf *ct_dwarf_for(const char *path)
 	return f->dbg;
 }
 
+/*
+ * The compile unit holding addr. clang writes no .debug_aranges, which
+ * dwarf_addrdie relies on: then look at each unit's ranges.
+ */
+static int ct_cu_for(Dwarf *dbg, uint64_t addr, Dwarf_Die *cu)
+{
+	if (dwarf_addrdie(dbg, addr, cu))
+		return 1;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dbg, off + hsize, cu) && dwarf_haspc(cu, addr) > 0)
+			return 1;
+		off = next;
+	}
+	return 0;
+}
+
 static int ct_is_system_path(const char *file)
 {
 	static const char *const dirs[] = { "/usr/include/", "/usr/lib/gcc/", "/usr/lib/llvm",
@@ -50,7 +69,7 @@ int ct_dwarf_declared_in_system(const char *path, uint64_t addr)
 {
 	Dwarf *dbg = path ? ct_dwarf_for(path) : NULL;
 	Dwarf_Die cu, *scopes = NULL;
-	if (!dbg || !dwarf_addrdie(dbg, addr, &cu))
+	if (!dbg || !ct_cu_for(dbg, addr, &cu))
 		return 0;
 	int n = dwarf_getscopes(&cu, addr, &scopes);
 	int system = 0;
@@ -64,4 +83,20 @@ int ct_dwarf_declared_in_system(const char *path, uint64_t addr)
 	}
 	free(scopes);
 	return system;
+}
+
+/* "file.c:42" for the instruction at ELF address addr of path; 0 if unknown. */
+int ct_dwarf_srcline(const char *path, uint64_t addr, char *buf, size_t len)
+{
+	Dwarf *dbg = path ? ct_dwarf_for(path) : NULL;
+	Dwarf_Die cu;
+	int line = 0;
+	if (!dbg || !ct_cu_for(dbg, addr, &cu))
+		return 0;
+	Dwarf_Line *l = dwarf_getsrc_die(&cu, addr);
+	const char *file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	if (!file || dwarf_lineno(l, &line) != 0 || line <= 0)
+		return 0;
+	snprintf(buf, len, "%s:%d", ct_basename(file), line);
+	return 1;
 }

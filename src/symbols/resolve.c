@@ -347,6 +347,13 @@ void ct_symbols_describe(struct ct_symbols *s, uint32_t instance, uint64_t addr,
 		snprintf(buf, len, "%s+0x%llx", f->name, (unsigned long long)(off - f->addr));
 }
 
+int ct_symbols_srcline(struct ct_symbols *s, uint32_t instance, uint64_t addr, uint64_t clock,
+		       char *buf, size_t len)
+{
+	const struct ct_inst_mod *m = ct_find_module(s, instance, addr, clock);
+	return m && ct_dwarf_srcline(m->path, addr - m->base, buf, len);
+}
+
 uint32_t ct_symbols_lookup(struct ct_symbols *s, uint32_t instance, uint64_t addr, uint64_t clock)
 {
 	if (addr >= CT_PSEUDO_BASE)

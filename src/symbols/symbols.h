@@ -69,6 +69,11 @@ void ct_symbols_describe(struct ct_symbols *s, uint32_t instance, uint64_t addr,
 uint32_t ct_symbols_count(const struct ct_symbols *s);
 /* dwarf.c: 1 if the function at ELF address addr of the file is declared in a system header */
 int ct_dwarf_declared_in_system(const char *path, uint64_t addr);
+/* dwarf.c: "file.c:42" for the instruction at ELF address addr of path; 0 if unknown */
+int ct_dwarf_srcline(const char *path, uint64_t addr, char *buf, size_t len);
+/* The same for a runtime address of a process image; 0 if unknown. */
+int ct_symbols_srcline(struct ct_symbols *s, uint32_t instance, uint64_t addr, uint64_t clock,
+		       char *buf, size_t len);
 /* Declared in a system header (DWARF decl_file under /usr/include, the compiler's headers)? */
 int ct_symbols_in_system_header(struct ct_symbols *s, uint32_t id);
 

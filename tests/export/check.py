@@ -478,7 +478,7 @@ def check_crash(fmt, path):
 SYNTH_CALLS = {(100, 'main'): 1, (100, 'a'): 1, (100, 'b'): 1, (100, 'c'): 1,
                (100, 'weird;name\n"q"\\'): 1, (100, 'caf\u00e9::\u20ac'): 1, (100, 'bad\ufffd\ufffd'): 1,
                (101, 'a'): 1, (101, 'main'): 1, (200, 'main'): 1, ('snapshot 2', 'a'): 1}
-SYNTH_INSTANTS = ['lost 7 events', 'x returned (entered before tracing)', 'SIGSEGV at a+0x10 (address 0x0)']
+SYNTH_INSTANTS = ['lost 7 events', 'x returned (entered before tracing)', 'SIGSEGV at a+0x10, address 0x0']
 SYNTH_FOLDED = {
     'folded': 'a 103\nmain 84\nmain;a 5\nmain;a;b 5\nmain;caf\u00e9::\u20ac 2\n'
               'main;caf\u00e9::\u20ac;bad?? 4\nmain;weird:name "q"\\ 10\n',

@@ -38,17 +38,20 @@ const struct ct_func *ct_symbols_func(const struct ct_symbols *s, uint32_t id)
 	return id < NFUNCS ? &funcs[id] : NULL;
 }
 
-void ct_symbols_describe(struct ct_symbols *s, uint32_t instance, uint64_t addr, char *buf,
-			 size_t len)
+void ct_symbols_describe(struct ct_symbols *s, uint32_t instance, uint64_t addr, uint64_t clock,
+			 char *buf, size_t len)
 {
 	(void)s;
 	(void)instance;
+	(void)clock;
 	snprintf(buf, len, "a+0x%llx", (unsigned long long)addr);
 }
 
-const char *ct_signal_name(int sig)
+int ct_symbols_srcline(struct ct_symbols *s, uint32_t instance, uint64_t addr, uint64_t clock,
+		       char *buf, size_t len)
 {
-	return sig == SIGSEGV ? "SIGSEGV" : "SIG?";
+	(void)s, (void)instance, (void)addr, (void)clock, (void)buf, (void)len;
+	return 0;
 }
 
 double ct_trace_ns(const struct ct_trace *t, uint64_t clock)

@@ -24,7 +24,7 @@ lines separate threads, every other line is
 with text one of `name();`, `name(); /* unwound */`, `name(); /* unfinished */`,
 `name() {`, `} /* name */`, `} /* name: unwound */`, `} /* name: unfinished */`,
 `} /* name: entered before tracing */`, and two lines that are not calls:
-`*** SIGSEGV at bad+0x26 (address 0x0) ***` (a crash, inside the frame it
+`*** SIGSEGV at bad+0x26 (crash.c:17), address 0x0 ***` (a crash, inside the frame it
 happened in) and `/* lost N events */` (lossy mode); they are not part of
 the normalised tree.
 
@@ -47,10 +47,13 @@ DURATION = re.compile(r'^( {10}|[ \d]{2}\d\.\d{3} (ns|us|ms| s))$')
 LEFT = re.compile(r'^(.{10}) \[ *(\d+)\]$')
 CLOSE_MARK = re.compile(r'^\} /\* (.+): (unwound|unfinished|entered before tracing) \*/$')
 CLOSE = re.compile(r'^\} /\* (.+) \*/$')
-LEAF_MARK = re.compile(r'^(.+)\(\); /\* (unwound|unfinished) \*/$')
-LEAF = re.compile(r'^(.+)\(\);$')
-OPEN = re.compile(r'^(.+)\(\) \{$')
-CRASH = re.compile(r'^\*\*\* SIG[A-Z0-9]+ at \S+( \(address 0x[0-9a-f]+\))? \*\*\*$')
+# a function "name()", or a pseudo frame "[signal SIGUSR1]" (no parentheses)
+LEAF_MARK = re.compile(r'^(.+?|\[.+\])(?:\(\))?; /\* (unwound|unfinished) \*/$')
+LEAF = re.compile(r'^(.+\(\)|\[.+\]);$')
+OPEN = re.compile(r'^(.+\(\)|\[.+\]) \{$')
+# "+++ fork: process 12 +++", "+++ forked from process 11 +++", "=== exec /path args ==="
+PROC_MARK = re.compile(r'^(\+\+\+|===) (.+) (\+\+\+|===)$')
+CRASH = re.compile(r'^\*\*\* SIG[A-Z0-9]+ at \S+( \([^)]*\))?(, address 0x[0-9a-f]+)? \*\*\*$')
 LOST = re.compile(r'^/\* lost [1-9]\d* events \*/$')
 
 
@@ -66,6 +69,20 @@ class Node:
         self.mark = mark
         self.children = []
         self.orphan = orphan
+
+
+def strip_parens(name):
+    return name[:-2] if name.endswith('()') else name
+
+
+def proc_mark(kind, text):
+    """A process mark without what changes from run to run (pids, paths)."""
+    if kind == '===':
+        words = text.split(' ')
+        if words[0] == 'exec':  # exec PATH ARGS: the arguments only
+            return '=== exec ' + ' '.join(words[2:])
+        return '=== ' + text
+    return '+++ ' + re.sub(r' ?(: )?process \d+', '', text)
 
 
 def parse_replay(path):
@@ -145,14 +162,20 @@ def parse_replay(path):
                 continue
             if LOST.match(text):
                 continue
+            m = PROC_MARK.match(text)
+            if m:
+                if depth != len(stack):
+                    raise Bad('mark at depth %d with %d calls open: %s' % (depth, len(stack), where()))
+                parent.append(Node(proc_mark(m.group(1), m.group(2)), 'mark'))
+                continue
             m = LEAF_MARK.match(text) or LEAF.match(text)
             if m:
-                node = Node(m.group(1), m.group(2) if m.re is LEAF_MARK else '')
+                node = Node(strip_parens(m.group(1)), m.group(2) if m.re is LEAF_MARK else '')
             else:
                 m = OPEN.match(text)
                 if not m:
                     raise Bad('unknown text: ' + where())
-                node = Node(m.group(1))
+                node = Node(strip_parens(m.group(1)))
             if depth != len(stack):
                 raise Bad('call at depth %d with %d calls open: %s' % (depth, len(stack), where()))
             parent.append(node)
@@ -191,6 +214,8 @@ def normalise(threads, strip_unwound=False):
                 mark = ''
             if n.orphan:
                 out.append('  ' * depth + '} ' + n.name + ' [before tracing]')
+            elif mark == 'mark':
+                out.append('  ' * depth + n.name)
             else:
                 out.append('  ' * depth + n.name + (' [%s]' % mark if mark else ''))
     return out
@@ -239,7 +264,8 @@ def check_tree(threads, expected_path, strip):
 
 def check_marks(threads, allowed=()):
     bad = [l for l in normalise(threads)
-           if l.endswith(']') and not any(l.endswith('[%s]' % a) for a in allowed)]
+           if re.search(r' \[(unwound|unfinished|before tracing)\]$', l)
+           and not any(l.endswith('[%s]' % a) for a in allowed)]
     if bad:
         fail('%d calls marked unwound/unfinished/before tracing, none expected%s'
              % (len(bad), ' but ' + ', '.join(allowed) if allowed else ''), bad[:20])
@@ -365,7 +391,7 @@ def load_report(path):
 
 def cmd_check_counts(args):
     report = load_report(args[0])
-    ignore = [DROP]
+    ignore = [DROP, re.compile(r'^\[')]  # pseudo frames: [signal SIGINT]
     at_least = []
     rest = args[2:]
     while rest:

@@ -257,7 +257,7 @@ def cmd_crash(args):
                 lines.append(line.split('| ', 1)[1] if '| ' in line else line)
     if not lines:
         fail('the replay has no thread %s' % tid)
-    crash = re.compile(r'^( *)\*\*\* %s at %s\S*( \(address 0x[0-9a-f]+\))? \*\*\*$'
+    crash = re.compile(r'^( *)\*\*\* %s at %s\S*( \([^)]*\))?(, address 0x[0-9a-f]+)? \*\*\*$'
                        % (re.escape(sig), re.escape(where)))
     hits = [i for i, l in enumerate(lines) if crash.match(l)]
     anycrash = [l for l in lines if '***' in l]

@@ -222,6 +222,18 @@ if [ $replay_ok = 1 ]; then
 	else
 		fail replay "tests/lib/ctcheck.py failed" "$R/checks.out"
 	fi
+	# CT-GREP: FILE ERE -- a line of calltrace's output (replay.txt, info.txt, record.err) must match
+	k=0
+	while read -r file re; do
+		[ -n "${file:-}" ] || continue
+		k=$((k + 1))
+		if grep -Eq -- "$re" "$R/$file"; then
+			pass "grep$k"
+		else
+			fail "grep$k" "no line of $file matches: $re"
+			where
+		fi
+	done < <(directive GREP)
 	# A replay 20000 calls deep is 800 MB: keep its beginning only.
 	if [ "$(stat -c %s "$R/replay.txt")" -gt 50000000 ]; then
 		head -c 1000000 "$R/replay.txt" >"$R/replay.head" && rm -f "$R/replay.txt"

@@ -2,7 +2,14 @@
  * A real crash: a store through a null pointer, 7 frames deep. The process
  * dies of SIGSEGV; calltrace record exits with 128 + 11, and the frames show
  * as unfinished. The program writes its truth file itself just before.
- * Checks: exit status, exact counts, the call tree with unfinished markers.
+ * Checks: exit status, exact counts, the call tree with unfinished markers;
+ * the crash line of the replay names the source line, calltrace record prints
+ * the stack on stderr.
+ *
+ * CT-GREP: replay.txt \*\*\* SIGSEGV at fault\+0x[0-9a-f]+ \(crash\.c:[0-9]+\), address 0x0 \*\*\*$
+ * CT-GREP: record.err ^calltrace: thread [0-9]+ of process [0-9]+ \(crash\) died of SIGSEGV at fault\+0x
+ * CT-GREP: record.err ^calltrace: +#0 +fault\(\) +crash\.c:[0-9]+$
+ * CT-GREP: record.err ^calltrace: +#6 +main\(\)
  */
 #define FUNCS(X) X(main, "main") X(walk, "walk") X(fault, "fault") X(ok_call, "ok_call")
 #include "truth.h"
