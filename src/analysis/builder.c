@@ -78,8 +78,8 @@ static void ct_land_at(struct ct_builder *b, uint64_t sp, uint64_t clock)
  */
 static void ct_on_landing(struct ct_builder *b, const struct ct_event *ev)
 {
-	uint64_t w[2] = { 0, 0 };
-	memcpy(w, ev->ext, ev->ext_len < sizeof(w) ? ev->ext_len : sizeof(w));
+	uint64_t w[2];
+	ct_event_payload(ev, w, sizeof(w));
 	b->landing_sp = (w[0] >> 4) & CT_EV_SP_MASK;
 	b->landing_fn = w[1];
 	ct_land_at(b, b->landing_sp, ev->clock);
@@ -150,7 +150,7 @@ static void ct_on_signal_end(struct ct_builder *b, uint64_t sp, uint64_t clock)
 {
 	for (uint32_t i = b->depth; i-- > 0;) {
 		const struct ct_frame *f = &b->stack[i];
-		if (f->sp == sp && f->addr >= CT_PSEUDO_SIGNAL && f->addr < CT_PSEUDO_SIGNAL + 0x100) {
+		if (f->sp == sp && ct_is_signal_frame(f->addr)) {
 			while (b->depth > i + 1)
 				ct_pop(b, clock, CT_CLOSE_UNWOUND);
 			ct_pop(b, clock, CT_CLOSE_RETURN);
@@ -215,8 +215,8 @@ void ct_builder_event(struct ct_builder *b, const struct ct_event *ev)
 			ct_on_signal(b, ev);
 			break; /* the frame is the mark */
 		} else if (ev->ext_type == CT_EXT_SIGNAL_END) {
-			uint64_t sp = 0;
-			memcpy(&sp, ev->ext, ev->ext_len < 8 ? ev->ext_len : 8);
+			uint64_t sp;
+			ct_event_payload(ev, &sp, sizeof(sp));
 			ct_on_signal_end(b, sp, ev->clock);
 			break;
 		} else if (ev->ext_type == CT_EXT_LANDING) {
@@ -225,8 +225,8 @@ void ct_builder_event(struct ct_builder *b, const struct ct_event *ev)
 			b->unwinding = 1;
 			b->throw_clock = ev->clock;
 		} else if (ev->ext_type == CT_EXT_JUMP || ev->ext_type == CT_EXT_CATCH) {
-			uint64_t sp = 0;
-			memcpy(&sp, ev->ext, ev->ext_len < 8 ? ev->ext_len : 8);
+			uint64_t sp;
+			ct_event_payload(ev, &sp, sizeof(sp));
 			if (!sp)
 				b->jumped = 1;
 			else if (ev->ext_type == CT_EXT_CATCH)

@@ -41,10 +41,15 @@ enum ct_close {
 /* The frame a CT_EXT_SIGNAL record opens: its address and stack pointer. */
 static inline uint64_t ct_signal_frame(const struct ct_event *ev, uint64_t *sp)
 {
-	uint64_t pl[2] = { 0, 0 };
-	memcpy(pl, ev->ext, ev->ext_len < sizeof(pl) ? ev->ext_len : sizeof(pl));
+	uint64_t pl[2];
+	ct_event_payload(ev, pl, sizeof(pl));
 	*sp = pl[0];
 	return CT_PSEUDO_SIGNAL + (pl[1] & 0xff);
+}
+
+static inline int ct_is_signal_frame(uint64_t addr)
+{
+	return addr >= CT_PSEUDO_SIGNAL && addr < CT_PSEUDO_SIGNAL + 0x100;
 }
 
 struct ct_frame {

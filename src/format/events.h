@@ -29,6 +29,13 @@ struct ct_event {
 	const uint8_t *ext; /* payload of an extended record, valid until the next call */
 };
 
+/* An extended record's payload into out (n bytes): what it lacks reads as zero. */
+static inline void ct_event_payload(const struct ct_event *ev, void *out, size_t n)
+{
+	memset(out, 0, n);
+	memcpy(out, ev->ext, ev->ext_len < n ? ev->ext_len : n);
+}
+
 struct ct_encoder {
 	struct ct_events_hdr hdr;
 	struct ct_buf col[4];

@@ -45,11 +45,11 @@ static void ct_exec_text(const struct ct_event *ev, char *buf, size_t len)
 enum ct_mark_kind ct_mark_text(struct ct_symbols *sym, uint32_t instance,
 			       const struct ct_event *ev, char *buf, size_t len)
 {
-	uint64_t v = 0;
-	struct ct_ext_fork f = { 0 };
+	uint64_t v;
+	struct ct_ext_fork f;
 
-	memcpy(&v, ev->ext, ev->ext_len < 8 ? ev->ext_len : 8);
-	memcpy(&f, ev->ext, ev->ext_len < sizeof(f) ? ev->ext_len : sizeof(f));
+	ct_event_payload(ev, &v, sizeof(v));
+	ct_event_payload(ev, &f, sizeof(f));
 	switch (ev->ext_type) {
 	case CT_EXT_LOST:
 		snprintf(buf, len, "lost %llu events", (unsigned long long)v);

@@ -29,10 +29,9 @@ void ct_print_crashes(const char *path, FILE *out);
 enum ct_mark_kind { CT_MARK_NONE, CT_MARK_LOST, CT_MARK_CRASH, CT_MARK_EXEC, CT_MARK_PROCESS };
 enum ct_mark_kind ct_mark_text(struct ct_symbols *sym, uint32_t instance,
 			       const struct ct_event *ev, char *buf, size_t len);
-/* "forked from pid 12", "exec'd by prog", "started by pid 12", or "" */
+/* replay.c: how a process began: "forked from pid 12", "after exec", "started by pid 12", or "" */
 void ct_process_origin(const struct ct_trace *t, const struct ct_process_info *p, char *buf,
 		       size_t len);
-/* "SIGSEGV" */
 
 struct ct_replay_opts {
 	int timestamps;

@@ -198,21 +198,20 @@ static void ct_replay_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 void ct_process_origin(const struct ct_trace *t, const struct ct_process_info *p, char *buf,
 		       size_t len)
 {
-	const struct ct_process_info *from = NULL;
-
 	buf[0] = 0;
 	if (p->rec.flags & CT_PROC_FORKED) {
-		from = ct_trace_process(t, p->rec.parent_instance);
+		/* its ppid may be the recorder's already, if the parent ended first */
+		const struct ct_process_info *from = ct_trace_process(t, p->rec.parent_instance);
 		snprintf(buf, len, "forked from pid %d", from ? from->rec.pid : p->rec.ppid);
 	} else if (p->rec.flags & CT_PROC_EXECED) {
-		from = ct_trace_process(t, p->rec.exec_instance);
 		snprintf(buf, len, "after exec");
 	} else {
-		for (size_t i = 0; i < t->nprocs && !from; i++)
-			if (t->procs[i].rec.pid == p->rec.ppid)
-				from = &t->procs[i];
-		if (from)
-			snprintf(buf, len, "started by pid %d", from->rec.pid);
+		/* spawned (posix_spawn, system): its parent is a traced process */
+		for (size_t i = 0; i < t->nprocs; i++)
+			if (t->procs[i].rec.pid == p->rec.ppid) {
+				snprintf(buf, len, "started by pid %d", p->rec.ppid);
+				break;
+			}
 	}
 }
 

@@ -101,8 +101,8 @@ static int ct_open_pool(void)
 }
 
 /*
- * CALLTRACE_FROM=instance:pid, set by the image that exec'd us (same pid)
- * or spawned us (our parent).
+ * CALLTRACE_FROM=instance:pid, set by an exec wrapper: if the pid is ours,
+ * that image exec'd us. (A child that inherited the variable has another pid.)
  */
 static void ct_read_origin(void)
 {

@@ -363,19 +363,39 @@ int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32
 	return 0;
 }
 
+/*
+ * Records from outside the hooks (wrappers, handlers): signals blocked, the
+ * thread marked busy so the code we call is not traced into its own record.
+ * 0 if the runtime is not tracing or the thread is already in here.
+ */
+static int ct_outside_begin(struct ct_thread *t, struct ct_saved *saved)
+{
+	if (atomic_load(&ct_state) != CT_RT_READY || t->in_slow)
+		return 0;
+	ct_enter_slow(saved);
+	t->in_slow = 1;
+	if (ct_tracing())
+		return 1;
+	t->in_slow = 0;
+	ct_leave_slow(saved);
+	return 0;
+}
+
+static void ct_outside_end(struct ct_thread *t, struct ct_saved *saved)
+{
+	t->in_slow = 0;
+	ct_leave_slow(saved);
+}
+
 void ct_describe_modules(void)
 {
 	struct ct_thread *t = &ct_self;
 	struct ct_saved saved;
 
-	if (atomic_load(&ct_state) != CT_RT_READY || t->in_slow)
+	if (!ct_outside_begin(t, &saved))
 		return;
-	ct_enter_slow(&saved);
-	t->in_slow = 1;
-	if (ct_tracing() && ct_modules_changed())
-		ct_check_modules(t, 0);
-	t->in_slow = 0;
-	ct_leave_slow(&saved);
+	ct_check_modules(t, 0);
+	ct_outside_end(t, &saved);
 }
 
 void ct_before_image_change(uint32_t type, const void *payload, uint32_t len)
@@ -383,18 +403,13 @@ void ct_before_image_change(uint32_t type, const void *payload, uint32_t len)
 	struct ct_thread *t = &ct_self;
 	struct ct_saved saved;
 
-	if (atomic_load(&ct_state) != CT_RT_READY || t->in_slow)
+	if (!ct_outside_begin(t, &saved))
 		return;
-	ct_enter_slow(&saved);
-	t->in_slow = 1;
-	if (ct_tracing()) {
-		ct_flush_lost(t);
-		ct_check_modules(t, 0);
-		ct_write_ext(t, type, payload, len, 1);
-		ct_retire_chunk(t, 0);
-	}
-	t->in_slow = 0;
-	ct_leave_slow(&saved);
+	ct_flush_lost(t);
+	ct_check_modules(t, 0);
+	ct_write_ext(t, type, payload, len, 1);
+	ct_retire_chunk(t, 0);
+	ct_outside_end(t, &saved);
 }
 
 void ct_emit_ext(uint32_t type, const void *payload, uint32_t len, int must)
@@ -402,17 +417,12 @@ void ct_emit_ext(uint32_t type, const void *payload, uint32_t len, int must)
 	struct ct_thread *t = &ct_self;
 	struct ct_saved saved;
 
-	if (atomic_load(&ct_state) != CT_RT_READY || t->in_slow)
+	if (!ct_outside_begin(t, &saved))
 		return;
-	ct_enter_slow(&saved);
-	t->in_slow = 1;
-	if (ct_tracing()) {
-		if (must)
-			ct_flush_lost(t);
-		ct_write_ext(t, type, payload, len, must);
-	}
-	t->in_slow = 0;
-	ct_leave_slow(&saved);
+	if (must)
+		ct_flush_lost(t);
+	ct_write_ext(t, type, payload, len, must);
+	ct_outside_end(t, &saved);
 }
 
 /*

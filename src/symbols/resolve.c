@@ -287,7 +287,7 @@ static uint32_t ct_add_func(struct ct_symbols *s, uint64_t identity, const char 
 static uint32_t ct_pseudo(struct ct_symbols *s, uint64_t addr)
 {
 	char name[64];
-	if (addr >= CT_PSEUDO_SIGNAL && addr < CT_PSEUDO_SIGNAL + 0x100)
+	if (ct_is_signal_frame(addr))
 		snprintf(name, sizeof(name), "[signal %s]", ct_signal_name((int)(addr - CT_PSEUDO_SIGNAL)));
 	else
 		snprintf(name, sizeof(name), "[0x%llx]", (unsigned long long)addr);
