@@ -31,7 +31,30 @@ RT_OBJS := $(patsubst src/%.c,$(BUILD)/rt/%.o,$(RT_SRCS))
 RT_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -fno-instrument-functions \
 	-ftls-model=initial-exec -fno-stack-protector -fasynchronous-unwind-tables
 
-all: $(BUILD)/calltrace $(BUILD)/libcalltrace.so
+# The API for programs running without calltrace: functions that do nothing.
+API_SRCS := $(wildcard src/api/*.c)
+API_OBJS := $(patsubst src/%.c,$(BUILD)/rt/%.o,$(API_SRCS))
+
+# The compiler wrappers: calltrace-cc, and calltrace-c++ (the same program).
+WRAP_SRCS := $(wildcard src/wrapper/*.c)
+WRAP_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(WRAP_SRCS))
+
+all: $(BUILD)/calltrace $(BUILD)/libcalltrace.so $(BUILD)/libcalltrace-api.so wrappers
+
+$(BUILD)/libcalltrace-api.so: $(API_OBJS)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libcalltrace-api.so -o $@ $^
+
+ifneq ($(WRAP_SRCS),)
+wrappers: $(BUILD)/calltrace-cc $(BUILD)/calltrace-c++
+
+$(BUILD)/calltrace-cc: $(WRAP_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/calltrace-c++: $(BUILD)/calltrace-cc
+	ln -sf calltrace-cc $@
+else
+wrappers:
+endif
 
 $(BUILD)/calltrace: $(TOOL_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lstdc++ -lm
@@ -71,5 +94,8 @@ bench: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps deps-test deps-check demo check bench clean
--include $(TOOL_OBJS:.o=.d) $(RT_OBJS:.o=.d)
+# ---- install (make install PREFIX=... DESTDIR=...) ----
+# (filled in below)
+
+.PHONY: wrappers all deps deps-test deps-check demo check bench clean
+-include $(TOOL_OBJS:.o=.d) $(RT_OBJS:.o=.d) $(API_OBJS:.o=.d) $(WRAP_OBJS:.o=.d)
