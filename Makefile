@@ -95,7 +95,88 @@ clean:
 	rm -rf $(BUILD)
 
 # ---- install (make install PREFIX=... DESTDIR=...) ----
-# (filled in below)
+# make install [PREFIX=/usr/local] [DESTDIR=stage] [BINDIR= LIBDIR= INCLUDEDIR= MANDIR=
+# PKGCONFIGDIR=]; make uninstall with the same variables removes what it installed.
+# The installed calltrace finds its runtime in BINDIR/../lib (or ../lib64): with
+# another LIBDIR, set CALLTRACE_RUNTIME. DESTDIR is not written into calltrace.pc.
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+LIBDIR		?= $(PREFIX)/lib
+INCLUDEDIR	?= $(PREFIX)/include
+MANDIR		?= $(PREFIX)/share/man
+PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
+INSTALL		?= install
 
-.PHONY: wrappers all deps deps-test deps-check demo check bench clean
+MAN1	:= calltrace.1 $(patsubst %,calltrace-%.1,record live replay report info dump flame \
+	   export snapshot)
+MAN3	:= calltrace.3
+# One page per API function, each a link (.so) to calltrace.3, made in $(BUILD)/man3.
+MAN3_LINKS := $(patsubst %,%.3,calltrace_active calltrace_enable calltrace_disable \
+	   calltrace_enable_all calltrace_disable_all calltrace_mark calltrace_backtrace \
+	   calltrace_snapshot)
+ifneq ($(WRAP_SRCS),)
+INST_WRAPPERS := calltrace-cc
+MAN1	+= calltrace-cc.1 calltrace-c++.1
+endif
+
+# calltrace.pc: paths under PREFIX written as ${prefix}/..., so that
+# pkg-config --define-prefix can relocate it.
+pc_rel = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+PC_SED	= -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|g' \
+	  -e 's|@INCLUDEDIR@|$(call pc_rel,$(INCLUDEDIR))|g' -e 's|@VERSION@|$(VERSION)|g'
+
+INST_DIRS = $(BINDIR) $(LIBDIR) $(INCLUDEDIR) $(PKGCONFIGDIR) $(MANDIR)/man1 $(MANDIR)/man3
+INST_FILES = $(BINDIR)/calltrace $(INST_WRAPPERS:%=$(BINDIR)/%) \
+	$(if $(INST_WRAPPERS),$(BINDIR)/calltrace-c++) \
+	$(LIBDIR)/libcalltrace.so $(LIBDIR)/libcalltrace-api.so $(INCLUDEDIR)/calltrace.h \
+	$(PKGCONFIGDIR)/calltrace.pc $(MAN1:%=$(MANDIR)/man1/%) \
+	$(MAN3:%=$(MANDIR)/man3/%) $(MAN3_LINKS:%=$(MANDIR)/man3/%)
+
+# Fail before doing anything, with the reason, when a directory cannot be written:
+# to install, each directory (or, for one that does not exist yet, the first of its
+# parents that does) must be a writable directory; to uninstall, the directory of
+# each installed file that is there.
+define ct_check_install
+@for d in $(foreach d,$(1),'$(DESTDIR)$(d)'); do \
+	e=$$d; while [ ! -e "$$e" ] && [ "$$e" != / ]; do e=$$(dirname "$$e"); done; \
+	if [ ! -d "$$e" ] || [ ! -w "$$e" ]; then \
+		echo "calltrace: cannot install into $$d: $$e is not a writable directory" \
+		     "(run as root, or set PREFIX=... or DESTDIR=...)" >&2; exit 1; \
+	fi; \
+done
+endef
+define ct_check_uninstall
+@for f in $(foreach f,$(1),'$(DESTDIR)$(f)'); do \
+	[ -e "$$f" ] || [ -L "$$f" ] || continue; \
+	if [ ! -w "$$(dirname "$$f")" ]; then \
+		echo "calltrace: cannot remove $$f: $$(dirname "$$f") is not writable" \
+		     "(run as root, or set PREFIX=... and DESTDIR=... as for make install)" >&2; \
+		exit 1; \
+	fi; \
+done
+endef
+
+$(BUILD)/man3/%.3:
+	@mkdir -p $(dir $@)
+	echo '.so man3/calltrace.3' >$@
+
+install: all $(MAN3_LINKS:%=$(BUILD)/man3/%)
+	$(call ct_check_install,$(INST_DIRS))
+	sed $(PC_SED) calltrace.pc.in >$(BUILD)/calltrace.pc
+	$(INSTALL) -d $(foreach d,$(INST_DIRS),'$(DESTDIR)$(d)')
+	$(INSTALL) -m 755 $(BUILD)/calltrace $(INST_WRAPPERS:%=$(BUILD)/%) '$(DESTDIR)$(BINDIR)'
+ifneq ($(INST_WRAPPERS),)
+	ln -sf calltrace-cc '$(DESTDIR)$(BINDIR)/calltrace-c++'
+endif
+	$(INSTALL) -m 755 $(BUILD)/libcalltrace.so $(BUILD)/libcalltrace-api.so '$(DESTDIR)$(LIBDIR)'
+	$(INSTALL) -m 644 include/calltrace.h '$(DESTDIR)$(INCLUDEDIR)'
+	$(INSTALL) -m 644 $(BUILD)/calltrace.pc '$(DESTDIR)$(PKGCONFIGDIR)'
+	$(INSTALL) -m 644 $(MAN1:%=man/%) '$(DESTDIR)$(MANDIR)/man1'
+	$(INSTALL) -m 644 $(MAN3:%=man/%) $(MAN3_LINKS:%=$(BUILD)/man3/%) '$(DESTDIR)$(MANDIR)/man3'
+
+uninstall:
+	$(call ct_check_uninstall,$(INST_FILES))
+	rm -f $(foreach f,$(INST_FILES),'$(DESTDIR)$(f)')
+
+.PHONY: wrappers all deps deps-test deps-check demo check bench clean install uninstall
 -include $(TOOL_OBJS:.o=.d) $(RT_OBJS:.o=.d) $(API_OBJS:.o=.d) $(WRAP_OBJS:.o=.d)

@@ -12,7 +12,11 @@
 
 #include "record.h"
 
-/* libcalltrace.so beside the calltrace binary, or in ../lib/calltrace once installed. */
+/*
+ * CALLTRACE_RUNTIME if set; else libcalltrace.so beside the calltrace binary (the
+ * build tree), or once installed in PREFIX/lib (make install), PREFIX/lib64 or
+ * PREFIX/lib/calltrace, PREFIX being the directory above the binary's.
+ */
 char *ct_find_runtime(void)
 {
 	const char *env = getenv("CALLTRACE_RUNTIME");
@@ -28,7 +32,9 @@ char *ct_find_runtime(void)
 	if (!slash)
 		return NULL;
 	*slash = 0;
-	const char *candidates[] = { "%s/libcalltrace.so", "%s/../lib/calltrace/libcalltrace.so" };
+	const char *candidates[] = { "%s/libcalltrace.so", "%s/../lib/libcalltrace.so",
+				     "%s/../lib64/libcalltrace.so",
+				     "%s/../lib/calltrace/libcalltrace.so" };
 	for (size_t i = 0; i < CT_ARRAY_SIZE(candidates); i++) {
 		char *p = ct_printf(candidates[i], self);
 		char *real = realpath(p, NULL);
