@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "builder.h"
 
@@ -159,6 +161,52 @@ static void ct_on_signal_end(struct ct_builder *b, uint64_t sp, uint64_t clock)
 	}
 }
 
+/* The first frame (from the top) of this function at this stack pointer, or -1. */
+static int64_t ct_find_frame(const struct ct_builder *b, uint64_t addr, uint64_t sp)
+{
+	for (uint32_t i = b->depth; i-- > 0;)
+		if (b->stack[i].addr == addr && b->stack[i].sp == sp)
+			return i;
+	return -1;
+}
+
+/*
+ * Tracing comes back on (calltrace_enable): the calls above the last one we
+ * saw open returned meanwhile (they end when tracing went off: all we know),
+ * and the runtime lists those entered meanwhile and still open.
+ */
+static void ct_on_resume(struct ct_builder *b, const struct ct_event *ev)
+{
+	struct ct_ext_resume r;
+	struct ct_ext_frame f;
+
+	ct_event_payload(ev, &r, sizeof(r));
+	uint64_t n = (ev->ext_len - ct_min(ev->ext_len, sizeof(r))) / sizeof(f);
+	n = n < r.nframes ? n : r.nframes;
+	uint64_t end = b->paused_clock ? b->paused_clock : ev->clock;
+	int64_t keep = r.keep.fn ? ct_find_frame(b, r.keep.fn, r.keep.sp) : -1;
+	if (keep >= 0) {
+		while (b->depth > (uint64_t)keep + 1)
+			ct_pop(b, ct_max(end, b->stack[b->depth - 1].enter_clock),
+			       CT_CLOSE_RETURN);
+	} else {
+		uint64_t sp = r.sp;
+		if (n)
+			memcpy(&sp, ev->ext + sizeof(r) + offsetof(struct ct_ext_frame, sp), 8);
+		ct_unwind_to(b, sp, ev->clock, 0);
+	}
+	b->paused_clock = 0;
+	if (b->ops->ext)
+		b->ops->ext(b->ctx, ev, b->depth);
+	for (uint64_t i = 0; i < n; i++) {
+		memcpy(&f, ev->ext + sizeof(r) + i * sizeof(f), sizeof(f));
+		struct ct_frame fr = { .addr = f.fn, .enter_clock = ev->clock, .sp = f.sp };
+		if (b->ops->user_of)
+			fr.user = b->ops->user_of(b->ctx, f.fn, ev->clock);
+		ct_push(b, &fr);
+	}
+}
+
 static void ct_on_exit(struct ct_builder *b, const struct ct_event *ev)
 {
 	b->jumped = 0;
@@ -214,6 +262,11 @@ void ct_builder_event(struct ct_builder *b, const struct ct_event *ev)
 		if (ev->ext_type == CT_EXT_SIGNAL) {
 			ct_on_signal(b, ev);
 			break; /* the frame is the mark */
+		} else if (ev->ext_type == CT_EXT_RESUME) {
+			ct_on_resume(b, ev);
+			break; /* it told ext itself, between closing and opening */
+		} else if (ev->ext_type == CT_EXT_PAUSE) {
+			b->paused_clock = ev->clock;
 		} else if (ev->ext_type == CT_EXT_SIGNAL_END) {
 			uint64_t sp;
 			ct_event_payload(ev, &sp, sizeof(sp));

@@ -28,13 +28,6 @@ enum ct_close {
 	CT_CLOSE_NO_ENTRY,   /* a return whose call was never seen */
 };
 
-/*
- * Frames that are not functions have addresses past any code address: a
- * signal handler's frame is CT_PSEUDO_SIGNAL + the signal's number.
- */
-#define CT_PSEUDO_BASE	 (UINT64_C(1) << 48)
-#define CT_PSEUDO_SIGNAL (CT_PSEUDO_BASE + 0x100)
-
 /* Marks the builder's stream may carry that the runtime never writes. */
 #define CT_EXT_FORKED_FROM 0x100 /* a forked child's tree goes on: struct ct_ext_fork (parent) */
 
@@ -69,6 +62,8 @@ struct ct_builder_ops {
 		     uint64_t ticks, enum ct_close how);
 	/* an extended record (lost events, thread end ...) at the current depth */
 	void (*ext)(void *ctx, const struct ct_event *ev, uint32_t depth);
+	/* optional: ct_frame.user of a frame a resume record opens */
+	uint32_t (*user_of)(void *ctx, uint64_t addr, uint64_t clock);
 };
 
 struct ct_builder {
@@ -80,6 +75,7 @@ struct ct_builder {
 	int unwinding;		    /* an exception is in flight since throw_clock */
 	uint64_t throw_clock;
 	uint64_t landing_sp, landing_fn; /* where the last landing pad ran */
+	uint64_t paused_clock;		 /* tracing went off for the thread then (0: it is on) */
 	uint32_t next_user;		 /* ct_frame.user of the next frame pushed */
 	const struct ct_builder_ops *ops;
 	void *ctx;

@@ -347,6 +347,9 @@ static int ct_shown_ext(uint32_t type)
 	case CT_EXT_EXEC_FAILED:
 	case CT_EXT_FORK:
 	case CT_EXT_FORKED_FROM:
+	case CT_EXT_PAUSE:
+	case CT_EXT_RESUME:
+	case CT_EXT_USER_MARK:
 		return 1;
 	default:
 		return 0;
@@ -365,10 +368,17 @@ static void ct_walk_ext(void *ctx, const struct ct_event *ev, uint32_t depth)
 	tw->sink->mark(tw->ctx, ev, depth ? tw->stack[depth - 1].child_depth : 0);
 }
 
+static uint32_t ct_walk_user_of(void *ctx, uint64_t addr, uint64_t clock)
+{
+	struct ct_walker *tw = ctx;
+	return ct_symbols_lookup(tw->w->sym, tw->th->instance, addr, clock);
+}
+
 static const struct ct_builder_ops ct_walk_ops = {
 	.enter = ct_walk_enter,
 	.exit = ct_walk_exit,
 	.ext = ct_walk_ext,
+	.user_of = ct_walk_user_of,
 };
 
 static uint32_t ct_walker_func_slow(struct ct_walker *tw, uint32_t block,

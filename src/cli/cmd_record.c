@@ -22,6 +22,8 @@ static const char ct_record_help[] =
 	"                         to the program, or 'calltrace snapshot PID'\n"
 	"      --no-follow        do not trace the processes PROG makes (fork, spawn);\n"
 	"                         an exec of PROG itself is still followed\n"
+	"      --disabled         start with tracing off, for PROG to turn it on with\n"
+	"                         calltrace_enable_all() (include/calltrace.h)\n"
 	"  -h, --help             this help\n";
 
 static const struct option ct_record_longopts[] = {
@@ -31,6 +33,7 @@ static const struct option ct_record_longopts[] = {
 	{ "lossy", no_argument, NULL, 1101 },
 	{ "ring", required_argument, NULL, 1102 },
 	{ "no-follow", no_argument, NULL, 1103 },
+	{ "disabled", no_argument, NULL, 1104 },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -82,6 +85,9 @@ int ct_cmd_record(int argc, char **argv)
 			break;
 		case 1103:
 			o.no_follow = 1;
+			break;
+		case 1104: /* the runtime reads it (and so do the programs PROG runs) */
+			setenv("CALLTRACE_DISABLED", "1", 1);
 			break;
 		case 'h':
 			fputs(ct_record_help, stdout);

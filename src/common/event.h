@@ -66,7 +66,22 @@ enum ct_ext_type {
 	CT_EXT_SIGNAL_END = 14,
 	CT_EXT_FORK = 15,   /* struct ct_ext_fork: this thread made a process */
 	CT_EXT_UNLOAD = 16, /* struct ct_ext_unload: dlclose unmapped a module */
+	/* A mark: tracing went off for this thread (calltrace_disable*). */
+	CT_EXT_PAUSE = 17,
+	/*
+	 * Tracing is back on for this thread: struct ct_ext_resume, then the
+	 * calls entered while it was off and still open, outermost first.
+	 */
+	CT_EXT_RESUME = 18,
+	CT_EXT_USER_MARK = 19, /* calltrace_mark(): u64 sp (16-byte units), then text, NUL */
 };
+
+/*
+ * Frames that are not functions have addresses past any code address: a
+ * signal handler's frame is CT_PSEUDO_SIGNAL + the signal's number.
+ */
+#define CT_PSEUDO_BASE	 (UINT64_C(1) << 48)
+#define CT_PSEUDO_SIGNAL (CT_PSEUDO_BASE + 0x100)
 
 /* Marks may carry a small argument (a signal number) in word1 bits 32..46. */
 #define CT_EV_MARK_ARG_SHIFT 32
@@ -75,7 +90,7 @@ enum ct_ext_type {
 static inline int ct_ext_is_mark(uint32_t type)
 {
 	return (type >= CT_EXT_JUMP && type <= CT_EXT_THROW) || type == CT_EXT_SIGNAL ||
-	       type == CT_EXT_SIGNAL_END;
+	       type == CT_EXT_SIGNAL_END || type == CT_EXT_PAUSE;
 }
 
 #define CT_EXT_MAX_WORDS 2048 /* 16 KiB of payload at most */
@@ -136,6 +151,18 @@ static inline uint32_t ct_ev_ext_words(uint64_t w1)
 {
 	return (uint32_t)((w1 >> 16) & 0xffff);
 }
+
+/* A call open when tracing resumed: its function and stack pointer (16-byte units). */
+struct ct_ext_frame {
+	uint64_t fn;
+	uint64_t sp;
+};
+
+struct ct_ext_resume {
+	struct ct_ext_frame keep; /* the innermost call the reader saw open (fn 0: none) */
+	uint64_t sp;		  /* where tracing resumed (16-byte units) */
+	uint64_t nframes;	  /* struct ct_ext_frame follow */
+};
 
 struct ct_ext_process {
 	int32_t pid;

@@ -72,6 +72,18 @@ enum ct_mark_kind ct_mark_text(struct ct_symbols *sym, uint32_t instance,
 	case CT_EXT_FORKED_FROM:
 		snprintf(buf, len, "forked from process %d", f.child_pid);
 		return CT_MARK_PROCESS;
+	case CT_EXT_PAUSE:
+		snprintf(buf, len, "tracing off");
+		return CT_MARK_NOTE;
+	case CT_EXT_RESUME:
+		snprintf(buf, len, "tracing on");
+		return CT_MARK_NOTE;
+	case CT_EXT_USER_MARK:
+		if (ev->ext_len <= 8)
+			return CT_MARK_NONE;
+		snprintf(buf, len, "%.*s", (int)strnlen((const char *)ev->ext + 8, ev->ext_len - 8),
+			 (const char *)ev->ext + 8);
+		return CT_MARK_USER;
 	default:
 		return CT_MARK_NONE;
 	}

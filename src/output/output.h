@@ -26,7 +26,15 @@ void ct_fmt_count(char *buf, size_t len, uint64_t n);
 void ct_print_crashes(const char *path, FILE *out);
 
 /* marks.c: what a mark says, and what kind of mark it is */
-enum ct_mark_kind { CT_MARK_NONE, CT_MARK_LOST, CT_MARK_CRASH, CT_MARK_EXEC, CT_MARK_PROCESS };
+enum ct_mark_kind {
+	CT_MARK_NONE,
+	CT_MARK_LOST,
+	CT_MARK_CRASH,
+	CT_MARK_EXEC,
+	CT_MARK_PROCESS,
+	CT_MARK_NOTE, /* tracing off and on */
+	CT_MARK_USER, /* calltrace_mark() */
+};
 enum ct_mark_kind ct_mark_text(struct ct_symbols *sym, uint32_t instance,
 			       const struct ct_event *ev, char *buf, size_t len);
 /* replay.c: how a process began: "forked from pid 12", "after exec", "started by pid 12", or "" */

@@ -175,8 +175,8 @@ static void ct_replay_exit(void *ctx, const struct ct_call *c)
 /* Marks: a crash, lost events, an exec, a fork, at the depth they happened. */
 static void ct_replay_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 {
-	static const char *const open[] = { "", "/* ", "*** ", "=== ", "+++ " };
-	static const char *const close[] = { "", " */", " ***", " ===", " +++" };
+	static const char *const open[] = { "", "/* ", "*** ", "=== ", "+++ ", "/* ", "// " };
+	static const char *const close[] = { "", " */", " ***", " ===", " +++", " */", "" };
 	struct ct_replay *r = ctx;
 	char text[1024];
 
@@ -187,7 +187,9 @@ static void ct_replay_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 	ct_flush_held(r);
 	ct_line_start(r, ev->clock, NULL);
 	ct_out_spaces(r->out_, 2 * depth);
-	ct_out_str(r->out_, k == CT_MARK_LOST || k == CT_MARK_CRASH ? ct_c_red : ct_c_magenta);
+	ct_out_str(r->out_, k == CT_MARK_LOST || k == CT_MARK_CRASH ? ct_c_red :
+			   k == CT_MARK_USER			   ? ct_c_green :
+								     ct_c_magenta);
 	ct_out_str(r->out_, open[k]);
 	ct_out_str(r->out_, text);
 	ct_out_str(r->out_, close[k]);

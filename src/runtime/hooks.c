@@ -4,14 +4,16 @@
  * of code built with -finstrument-functions.
  *
  * Per call: the clock, one xadd to reserve 16 bytes in this thread's chunk,
- * a bounds check, two stores. The nest counter around it lets a signal
- * handler that interrupts a hook write events of its own safely (see
- * thread.c). No lock, no syscall, no malloc.
+ * a bounds check, two stores; and the shadow stack's push or pop (shadow.h).
+ * The nest counter around it lets a signal handler that interrupts a hook
+ * write events of its own safely (see thread.c). No lock, no syscall, no
+ * malloc. While tracing is off (calltrace_disable) only the shadow stack moves.
  *
  * This file is built with -fno-omit-frame-pointer: the hooks read their
  * caller's stack pointer from their own frame.
  */
 #include "runtime.h"
+#include "shadow.h"
 
 __thread struct ct_thread ct_self __attribute__((tls_model("initial-exec")));
 
@@ -38,25 +40,44 @@ static inline __attribute__((always_inline)) void ct_emit(uint64_t w1, uintptr_t
 
 CT_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
 {
+	struct ct_thread *t = &ct_self;
 	uintptr_t sp = CT_ARCH_CALLER_SP();
 	(void)call_site;
+	if (ct_gated(t)) {
+		ct_paused_at(t, ct_shadow_enter(t, (uintptr_t)fn, sp));
+		return;
+	}
+	ct_shadow_enter(t, (uintptr_t)fn, sp);
 	ct_emit(ct_ev_word1(CT_EV_ENTER, (uintptr_t)fn, sp), sp);
 }
 
 CT_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
 {
+	struct ct_thread *t = &ct_self;
 	uintptr_t sp = CT_ARCH_CALLER_SP();
 	(void)call_site;
+	if (ct_gated(t)) {
+		ct_paused_at(t, ct_shadow_exit(t, (uintptr_t)fn, sp));
+		return;
+	}
+	ct_shadow_exit(t, (uintptr_t)fn, sp);
 	ct_emit(ct_ev_word1(CT_EV_EXIT, (uintptr_t)fn, sp), sp);
+}
+
+void ct_mark_always(uint32_t type, uintptr_t sp)
+{
+	ct_emit(ct_ev_mark_word1(type, sp), sp);
 }
 
 void ct_mark(uint32_t type, uintptr_t sp)
 {
-	ct_emit(ct_ev_mark_word1(type, sp), sp);
+	if (!ct_gated(&ct_self))
+		ct_emit(ct_ev_mark_word1(type, sp), sp);
 }
 
 void ct_mark_arg(uint32_t type, uint32_t arg, uintptr_t sp)
 {
 	uint64_t what = type | (uint64_t)(arg & 0x7fff) << CT_EV_MARK_ARG_SHIFT;
-	ct_emit(ct_ev_word1(CT_EV_EXT, what, sp), sp);
+	if (!ct_gated(&ct_self))
+		ct_emit(ct_ev_word1(CT_EV_EXT, what, sp), sp);
 }

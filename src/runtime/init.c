@@ -117,6 +117,14 @@ static void ct_read_origin(void)
 	}
 }
 
+/* record --disabled: the program turns tracing on itself (calltrace_enable_all). */
+static void ct_start_disabled(void)
+{
+	const char *d = getenv("CALLTRACE_DISABLED");
+	if (d && *d && strcmp(d, "0"))
+		__atomic_store_n(&ct_paused_all, 1, __ATOMIC_RELAXED);
+}
+
 /* --no-follow: CALLTRACE_NO_FOLLOW names the one process to trace. */
 static int ct_followed(void)
 {
@@ -135,6 +143,7 @@ int ct_init(void)
 			ct_remember_env();
 			ct_read_origin();
 			ct_clock_tsc = ct_ctl->clock == CT_CLOCK_TSC;
+			ct_start_disabled();
 			ct_instance = atomic_fetch_add(&ct_ctl->next_instance, 1) + 1;
 			ok = pthread_key_create(&ct_key, ct_key_destructor) == 0 &&
 			     pthread_atfork(ct_atfork_prepare, NULL, ct_atfork_child) == 0;

@@ -15,6 +15,7 @@
 #include <setjmp.h>
 
 #include "runtime.h"
+#include "shadow.h"
 
 typedef void (*ct_jump_fn)(struct __jmp_buf_tag *env, int val) __attribute__((noreturn));
 typedef void *(*ct_catch_fn)(void *exc);
@@ -72,6 +73,7 @@ static void ct_mark_jump(struct __jmp_buf_tag *env)
 	if (target < here || target - here > ((uintptr_t)1 << 32))
 		target = 0;
 	ct_abandon_hooks(&ct_self);
+	ct_shadow_land(&ct_self, target);
 	ct_mark(CT_EXT_JUMP, target);
 }
 
@@ -109,7 +111,9 @@ CT_EXPORT void __longjmp_chk(jmp_buf env, int val)
 
 CT_EXPORT void *__cxa_begin_catch(void *exc)
 {
-	ct_mark(CT_EXT_CATCH, CT_ARCH_CALLER_SP());
+	uintptr_t sp = CT_ARCH_CALLER_SP();
+	ct_shadow_land(&ct_self, sp);
+	ct_mark(CT_EXT_CATCH, sp);
 	if (!ct_real_begin_catch)
 		ct_real_begin_catch = (ct_catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
 	return ct_real_begin_catch(exc);

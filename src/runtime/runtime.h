@@ -31,6 +31,11 @@ struct ct_thread {
 	uint64_t *pos; /* next free slot; reserved with one xadd */
 	uint64_t *end; /* end of the owned chunk */
 	long nest;     /* hooks in progress (a signal can interrupt a hook) */
+	struct ct_shadow_frame *shadow; /* the open calls (shadow.h) */
+	uint32_t sdepth;		/* how many: the ring keeps the innermost */
+	uint32_t resume_from;		/* paused: calls from this depth on are unseen */
+	uint8_t gate;			/* CT_GATE_*: 0 while tracing is on */
+	uint8_t shadow_gone;		/* the thread ended: no shadow stack again */
 	uint64_t *start;
 	int32_t chunk; /* owned chunk + 1: 0 for none (fresh TLS is zero) */
 	int32_t tid;
@@ -49,6 +54,10 @@ struct ct_thread {
 	int32_t pending[CT_MAX_PENDING]; /* full chunks an interrupted hook may still write to */
 };
 
+/* ct_thread.gate */
+#define CT_GATE_OFF    1 /* calltrace_disable() */
+#define CT_GATE_PAUSED 2 /* events were left out: say where tracing resumes */
+
 /* Runtime states (ct_state). */
 enum { CT_RT_NEW, CT_RT_STARTING, CT_RT_READY, CT_RT_OFF };
 
@@ -58,23 +67,48 @@ extern int ct_clock_tsc CT_HIDDEN;
 extern _Atomic int ct_state CT_HIDDEN;
 extern uint32_t ct_instance CT_HIDDEN;
 extern pthread_key_t ct_key CT_HIDDEN;
+extern int ct_paused_all CT_HIDDEN; /* calltrace_disable_all() */
 
 /* thread.c */
 void ct_slow_record(struct ct_thread *t, uint64_t w1, uintptr_t sp) CT_HIDDEN;
 
 /* hooks.c: a mark (CT_EXT_JUMP, CT_EXT_CATCH) at stack pointer sp, as cheap as a call */
 void ct_mark(uint32_t type, uintptr_t sp) CT_HIDDEN;
+/* the same even while tracing is off for the thread */
+void ct_mark_always(uint32_t type, uintptr_t sp) CT_HIDDEN;
 /* the same with a small argument (a signal number) */
 void ct_mark_arg(uint32_t type, uint32_t arg, uintptr_t sp) CT_HIDDEN;
 
 /* thread.c: hooks a signal handler interrupted will not finish (it longjmps out) */
 void ct_abandon_hooks(struct ct_thread *t) CT_HIDDEN;
 
+/* thread.c: ct_thread_end() will run at the thread's end */
+void ct_arm_thread_end(struct ct_thread *t) CT_HIDDEN;
+/* thread.c: ct_init() from anywhere (a hook's cold path, the API): 0 if tracing */
+int ct_init_outside(void) CT_HIDDEN;
+
 /* thread.c: learn the thread's tid and pid */
 void ct_identify(struct ct_thread *t) CT_HIDDEN;
 
 /* thread.c: make chunk idx the thread's current one (signals blocked) */
 void ct_make_current(struct ct_thread *t, uint32_t idx, int in_ring) CT_HIDDEN;
+
+/* api.c: tracing is off for this thread or process: 0 to leave the event out */
+int ct_gate_open(struct ct_thread *t) CT_HIDDEN;
+
+/* True if tracing is off here: the event is left out. */
+static inline __attribute__((always_inline)) int ct_gated(struct ct_thread *t)
+{
+	return ct_unlikely(t->gate | __atomic_load_n(&ct_paused_all, __ATOMIC_RELAXED)) &&
+	       !ct_gate_open(t);
+}
+
+/* An event left out reached depth: calls from there on are unseen. */
+static inline void ct_paused_at(struct ct_thread *t, uint32_t depth)
+{
+	if (depth < t->resume_from)
+		t->resume_from = depth;
+}
 
 /* ring.c: the flight recorder */
 int ct_ring_next(struct ct_thread *t) CT_HIDDEN;

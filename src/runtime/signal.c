@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "runtime.h"
+#include "shadow.h"
 
 typedef int (*ct_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef void (*ct_info_handler)(int, siginfo_t *, void *);
@@ -48,15 +49,21 @@ static void ct_signal_trampoline(int sig, siginfo_t *si, void *uc)
 	uintptr_t sp = CT_ARCH_CALLER_SP();
 	uintptr_t fn = atomic_load_explicit(&ct_user[sig].fn, memory_order_acquire);
 	int traced = atomic_load_explicit(&ct_state, memory_order_relaxed) == CT_RT_READY;
+	int err = errno;
+	uint32_t depth = ct_shadow_signal(&ct_self, sig, sp);
 
 	if (traced)
 		ct_mark_arg(CT_EXT_SIGNAL, (uint32_t)sig, sp);
+	errno = err;
 	if (atomic_load_explicit(&ct_user[sig].siginfo, memory_order_relaxed))
 		((ct_info_handler)fn)(sig, si, uc);
 	else
 		((ct_plain_handler)fn)(sig);
+	err = errno;
 	if (traced)
 		ct_mark(CT_EXT_SIGNAL_END, sp);
+	ct_shadow_restore(&ct_self, depth);
+	errno = err;
 }
 
 static int ct_is_handler(const struct sigaction *sa)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "shadow.h"
 
 #define CT_NO_CHUNK 0
 
@@ -166,10 +167,30 @@ void ct_make_current(struct ct_thread *t, uint32_t idx, int in_ring)
 	t->in_ring = (uint8_t)in_ring;
 	t->start = t->pos = ct_pool_chunk(ctl, idx);
 	t->end = t->start + ctl->chunk_size / 8;
+	ct_arm_thread_end(t);
+}
+
+/* ct_thread_end() runs when the thread ends. */
+void ct_arm_thread_end(struct ct_thread *t)
+{
 	if (!t->key_armed) {
 		t->key_armed = 1;
 		pthread_setspecific(ct_key, (void *)1);
 	}
+}
+
+/* Start the runtime from outside the slow path (signals blocked meanwhile). */
+int ct_init_outside(void)
+{
+	if (atomic_load(&ct_state) == CT_RT_READY)
+		return 0;
+	struct ct_saved saved;
+	ct_enter_slow(&saved);
+	ct_self.in_slow = 1;
+	int r = ct_init();
+	ct_self.in_slow = 0;
+	ct_leave_slow(&saved);
+	return r;
 }
 
 /* Take a free chunk and make it this thread's; 0 if there is none to take. */
@@ -455,6 +476,7 @@ void ct_thread_end(struct ct_thread *t)
 		ct_write_ext(t, CT_EXT_THREAD_END, &end, sizeof(end), 0);
 		ct_retire_chunk(t, CT_CHUNK_LAST);
 	}
+	ct_shadow_free(t);
 	ct_leave_slow(&saved);
 }
 

@@ -55,6 +55,9 @@ OPEN = re.compile(r'^(.+\(\)|\[.+\]) \{$')
 PROC_MARK = re.compile(r'^(\+\+\+|===) (.+) (\+\+\+|===)$')
 CRASH = re.compile(r'^\*\*\* SIG[A-Z0-9]+ at \S+( \([^)]*\))?(, address 0x[0-9a-f]+)? \*\*\*$')
 LOST = re.compile(r'^/\* lost [1-9]\d* events \*/$')
+# calltrace_disable/enable and calltrace_mark (include/calltrace.h)
+NOTE_MARK = re.compile(r'^/\* (tracing off|tracing on) \*/$')
+USER_MARK = re.compile(r'^// (.*)$')
 
 
 class Bad(Exception):
@@ -161,6 +164,13 @@ def parse_replay(path):
                     raise Bad('crash at depth %d with %d calls open: %s' % (depth, len(stack), where()))
                 continue
             if LOST.match(text):
+                continue
+            m = NOTE_MARK.match(text) or USER_MARK.match(text)
+            if m:
+                if depth != len(stack):
+                    raise Bad('mark at depth %d with %d calls open: %s' % (depth, len(stack), where()))
+                parent.append(Node(('// ' if m.re is USER_MARK else '/* ') + m.group(1) +
+                                   ('' if m.re is USER_MARK else ' */'), 'mark'))
                 continue
             m = PROC_MARK.match(text)
             if m:

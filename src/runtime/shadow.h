@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shadow stack: each thread's open calls, function and stack pointer,
+ * kept by the hooks themselves. calltrace_backtrace() reads it (no unwinding,
+ * so it works in a signal handler and with every method), and when tracing
+ * comes back on after calltrace_disable() it says which calls were entered
+ * meanwhile.
+ *
+ * It holds CT_SHADOW_CAP frames, in memory mapped once per thread and
+ * touched only as deep as calls go; deeper calls are counted, not kept (so a
+ * deep recursion leaves the outer frames intact). The stack pointers keep it
+ * right when calls end without their exit hook (longjmp, clang's exceptions,
+ * a tail-called exit hook): a frame below the stack pointer of a new call has
+ * ended. A signal handler's frames sit above a barrier frame (a pseudo
+ * address) that such pruning never crosses, for a handler on an alternate
+ * stack may have its stack pointer above the interrupted calls'.
+ */
+#ifndef CT_RUNTIME_SHADOW_H
+#define CT_RUNTIME_SHADOW_H
+
+#include "runtime.h"
+
+#define CT_SHADOW_CAP 16384u
+
+struct ct_shadow_frame {
+	uintptr_t fn;
+	uintptr_t sp;
+};
+
+/* shadow.c */
+struct ct_shadow_frame *ct_shadow_alloc(struct ct_thread *t) CT_HIDDEN;
+void ct_shadow_free(struct ct_thread *t) CT_HIDDEN;
+/* A jump or a catch lands in the frame at sp: the frames below it are gone. */
+void ct_shadow_land(struct ct_thread *t, uintptr_t sp) CT_HIDDEN;
+/* A signal handler begins (returns the depth to restore when it ends). */
+uint32_t ct_shadow_signal(struct ct_thread *t, int sig, uintptr_t sp) CT_HIDDEN;
+void ct_shadow_restore(struct ct_thread *t, uint32_t depth) CT_HIDDEN;
+
+static inline int ct_shadow_prunable(const struct ct_shadow_frame *f, uintptr_t sp)
+{
+	return f->sp < sp && f->fn < CT_PSEUDO_BASE;
+}
+
+/* A call begins: returns its depth. */
+static inline __attribute__((always_inline)) uint32_t
+ct_shadow_enter(struct ct_thread *t, uintptr_t fn, uintptr_t sp)
+{
+	struct ct_shadow_frame *s = t->shadow;
+	if (ct_unlikely(!s) && !(s = ct_shadow_alloc(t)))
+		return 0;
+	uint32_t d = t->sdepth;
+	if (ct_likely(d <= CT_SHADOW_CAP))
+		while (d && ct_shadow_prunable(&s[d - 1], sp))
+			d--;
+	/* depth first: a handler that interrupts us must not write our slot */
+	t->sdepth = d + 1;
+	__asm__ volatile("" ::: "memory");
+	if (ct_likely(d < CT_SHADOW_CAP)) {
+		s[d].fn = fn;
+		s[d].sp = sp;
+	}
+	return d;
+}
+
+/* A call ends: returns the depth left. */
+static inline __attribute__((always_inline)) uint32_t
+ct_shadow_exit(struct ct_thread *t, uintptr_t fn, uintptr_t sp)
+{
+	struct ct_shadow_frame *s = t->shadow;
+	if (ct_unlikely(!s))
+		return 0;
+	uint32_t d = t->sdepth;
+	if (ct_unlikely(d > CT_SHADOW_CAP)) { /* a frame that was counted, not kept */
+		t->sdepth = d - 1;
+		return d - 1;
+	}
+	while (d && ct_shadow_prunable(&s[d - 1], sp))
+		d--;
+	if (d && s[d - 1].fn == fn)
+		d--;
+	t->sdepth = d;
+	return d;
+}
+
+#endif
