@@ -20,6 +20,8 @@ int ct_cmd_snapshot(int argc, char **argv);
 int ct_cmd_live(int argc, char **argv);
 int ct_cmd_flame(int argc, char **argv);
 int ct_cmd_export(int argc, char **argv);
+/* standalone mode's recorder, started by libcalltrace.so */
+int ct_cmd_serve(int argc, char **argv);
 
 /* getopt_long with our one-line errors; returns -2 after printing a usage error. */
 int ct_getopt(const char *cmd, int argc, char **argv, const char *shortopts,

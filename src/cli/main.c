@@ -68,6 +68,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < CT_ARRAY_SIZE(ct_commands); i++)
 		if (!strcmp(cmd, ct_commands[i].name))
 			return ct_commands[i].run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "__serve")) /* not a command for people: see cmd_serve.c */
+		return ct_cmd_serve(argc - 1, argv + 1);
 	ct_error("'%s' is not a calltrace command (see 'calltrace --help')", cmd);
 	return CT_EXIT_USAGE;
 }

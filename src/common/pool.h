@@ -25,7 +25,7 @@
 #include <stdatomic.h>
 
 #define CT_POOL_MAGIC	UINT64_C(0x4c4f4f5054435443) /* "CTCTPOOL" */
-#define CT_POOL_VERSION 1
+#define CT_POOL_VERSION 2
 
 #define CT_CHUNK_FREE  0u
 #define CT_CHUNK_OWNED 1u
@@ -38,6 +38,7 @@
 /* pool flags */
 #define CT_POOL_LOSSY 1u /* drop events instead of waiting for a free chunk */
 #define CT_POOL_RING  2u /* flight recorder: each thread keeps its newest ring_chunks chunks */
+#define CT_POOL_STANDALONE 4u /* the runtime started the recorder: processes count themselves */
 
 /* pool states */
 #define CT_POOL_RECORDING 0u
@@ -104,6 +105,8 @@ struct ct_pool_ctl {
 	uint32_t ring_chunks;		     /* flight recorder: chunks each thread keeps */
 	uint32_t lost_slots_offset;	     /* from the start of the pool; CT_LOST_SLOTS of them */
 	_Atomic uint32_t snapshot_requests; /* flight recorder: bumped to ask for a snapshot */
+	_Atomic int32_t live_procs;	     /* standalone: traced processes not yet ended */
+	_Atomic uint32_t finished;	     /* standalone: the trace is written (futex) */
 
 	uint8_t pad[64];
 	struct ct_chunk_desc desc[];

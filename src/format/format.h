@@ -154,12 +154,15 @@ struct ct_end_rec {
 	uint64_t salvaged;   /* events read from chunks of dead threads */
 	uint64_t waits;	     /* times a thread waited for a free chunk */
 	int32_t exit_status; /* wait status of the traced program */
-	uint32_t flags;
+	uint32_t flags;	     /* CT_END_* */
 	uint64_t program_cpu_ns;  /* user + system time of the traced processes */
 	uint64_t recorder_cpu_ns; /* user + system time of the recorder */
 	uint64_t recorder_maxrss; /* peak resident set of the recorder, bytes */
 	uint64_t abandoned;	  /* slots left empty by hooks a signal handler jumped out of */
 };
+
+/* ct_end_rec.flags */
+#define CT_END_STANDALONE 1u /* the program started its recorder: no exit status, no CPU time */
 
 uint32_t ct_crc32c(uint32_t crc, const void *buf, size_t len);
 

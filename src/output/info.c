@@ -120,7 +120,9 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 	if (v && !strcmp(v, "tsc"))
 		fprintf(out, " (%.3f GHz)", 1.0 / t->ns_per_tick);
 	fputc('\n', out);
-	if (t->has_end) {
+	if (t->has_end && (t->end.flags & CT_END_STANDALONE)) {
+		fprintf(out, "exit:       not known: the program wrote its own trace (standalone)\n");
+	} else if (t->has_end) {
 		int st = t->end.exit_status;
 		if ((st & 0x7f) == 0)
 			fprintf(out, "exit:       status %d\n", (st >> 8) & 0xff);
@@ -158,7 +160,7 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 				a);
 		}
 	}
-	if (t->has_end && t->end.recorder_cpu_ns) {
+	if (t->has_end && t->end.recorder_cpu_ns && !(t->end.flags & CT_END_STANDALONE)) {
 		char rss[32];
 		ct_fmt_size(rss, sizeof(rss), t->end.recorder_maxrss);
 		fprintf(out, "cpu:        program %.3f s, recorder %.3f s (peak memory %s)\n",

@@ -86,6 +86,8 @@ static void ct_write_meta(struct ct_writer *w, const struct ct_record_opts *o, u
 	ct_meta_add(&b, "command", (char *)cmd.data);
 	ct_meta_add(&b, "calltrace_version", CT_VERSION);
 	ct_meta_add(&b, "method", "finstrument");
+	if (o->serve_pid)
+		ct_meta_add(&b, "started", "standalone");
 	ct_meta_add(&b, "clock", clock == CT_CLOCK_TSC ? "tsc" : "monotonic");
 	snprintf(tmp, sizeof(tmp), "%.0f", ct_estimate_hz(clock));
 	ct_meta_add(&b, "clock_hz", tmp);
@@ -119,6 +121,7 @@ struct ct_session {
 	const char *argv0;
 	int write_failed; /* said so already */
 	const struct ct_record_opts *o;
+	uint64_t last_alive_check; /* standalone: when we last looked for live processes */
 };
 
 /* Reap whatever ended; true when no traced process is left. */
@@ -136,6 +139,46 @@ static int ct_reap(struct ct_session *s)
 			s->child_done = 1;
 		}
 	}
+}
+
+/* Standalone: is pid running (not gone, not a zombie)? */
+static int ct_pid_alive(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+
+/*
+ * Standalone: the recording ends when the last traced process said goodbye,
+ * or, should some die without saying it (killed), when none is left.
+ */
+static int ct_serve_over(struct ct_session *s)
+{
+	struct ct_pool_ctl *ctl = s->pool.ctl;
+	if (atomic_load(&ctl->live_procs) <= 0)
+		return 1;
+	uint64_t now = ct_now(CLOCK_MONOTONIC);
+	if (now - s->last_alive_check < 100 * 1000 * 1000)
+		return 0;
+	s->last_alive_check = now;
+	if (ct_pid_alive(s->o->serve_pid))
+		return 0;
+	for (size_t i = 0; i < s->col.ninsts; i++)
+		if (ct_pid_alive(s->col.insts[i].pid))
+			return 0;
+	for (uint32_t i = 0; i < ctl->nchunks; i++)
+		if (atomic_load(&ctl->desc[i].state) == CT_CHUNK_OWNED && ctl->desc[i].pid > 0 &&
+		    ct_pid_alive(ctl->desc[i].pid))
+			return 0;
+	return 1;
 }
 
 static void ct_sleep(struct ct_session *s)
@@ -190,9 +233,9 @@ static void ct_run(struct ct_session *s)
 				 strerror(s->w.error));
 			atomic_store(&ctl->state, CT_POOL_DETACHED);
 		}
-		if (ct_reap(s))
+		if (s->o->serve_pid ? ct_serve_over(s) : ct_reap(s))
 			return;
-		if (s->child_done && !noted && !s->o->keep_quiet) {
+		if (s->child_done && !noted && !s->o->keep_quiet && !s->o->serve_pid) {
 			noted = 1;
 			ct_error("%s ended; still recording the processes it started (Ctrl-C to "
 				 "stop)",
@@ -231,6 +274,8 @@ static uint64_t ct_cpu_ns(int who, uint64_t *maxrss)
 
 static void ct_finish(struct ct_session *s)
 {
+	if (s->o->serve_pid) /* threads still running in the last process stop writing */
+		atomic_store(&s->pool.ctl->state, CT_POOL_DETACHED);
 	ct_collect(&s->col, CT_TAKE_ALL);
 	ct_write_symtabs(&s->col);
 
@@ -251,6 +296,7 @@ static void ct_finish(struct ct_session *s)
 		.waits = atomic_load(&s->pool.ctl->wait_count),
 		.exit_status = s->child_status,
 		.program_cpu_ns = ct_cpu_ns(RUSAGE_CHILDREN, NULL),
+		.flags = s->o->serve_pid ? CT_END_STANDALONE : 0,
 	};
 	rec.recorder_cpu_ns = ct_cpu_ns(RUSAGE_SELF, &rec.recorder_maxrss);
 	ct_writer_block(&s->w, CT_BLOCK_END, 0, &rec, sizeof(rec), NULL, 0);
@@ -284,6 +330,58 @@ static void ct_setup_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/* The output and the pool; 0, or the exit status to give up with. */
+static int ct_session_open(struct ct_session *s, const struct ct_record_opts *o, uint32_t flags)
+{
+	if (ct_writer_open(&s->w, o->output) < 0) {
+		ct_error("cannot write %s: %s", o->output, strerror(errno));
+		return CT_EXIT_USAGE;
+	}
+	s->clock = ct_pick_clock();
+	uint32_t nchunks = (uint32_t)(o->buffer_size / o->chunk_size);
+	flags |= (o->lossy ? CT_POOL_LOSSY : 0) | (o->ring_size ? CT_POOL_RING : 0);
+	uint32_t ring_chunks = (uint32_t)ct_max(o->ring_size / o->chunk_size, 2);
+	if (ct_pool_create(&s->pool, o->chunk_size, nchunks, flags, s->clock, ring_chunks) <
+	    0) {
+		ct_error("cannot create a %llu-byte shared buffer: %s",
+			 (unsigned long long)o->buffer_size, strerror(errno));
+		ct_writer_abandon(&s->w, o->output);
+		return 1;
+	}
+	s->start_ns = ct_now(CLOCK_MONOTONIC);
+	return 0;
+}
+
+/* The program runs: record until it ends, then close the trace. */
+static void ct_session_run(struct ct_session *s, const struct ct_clock_sample *start)
+{
+	const struct ct_record_opts *o = s->o;
+
+	/* only now does the old content of the output go */
+	if (ct_writer_start(&s->w) < 0)
+		ct_error("cannot write %s: %s; the program runs untraced", o->output,
+			 strerror(s->w.error));
+	ct_collector_init(&s->col, &s->pool, &s->w, o->level);
+	s->col.ring = o->ring_size != 0;
+	s->col.generation = s->col.ring; /* snapshots count from 1 */
+	ct_write_meta(&s->w, o, s->clock);
+	ct_writer_block(&s->w, CT_BLOCK_CLOCK, 0, start, sizeof(*start), NULL, 0);
+	ct_run(s);
+	ct_finish(s);
+
+	if (!s->col.events && !s->col.ninsts)
+		ct_error("%s recorded no function calls: build it with -finstrument-functions "
+			 "(e.g. gcc -g -finstrument-functions prog.c -o prog)",
+			 o->argv[0]);
+	if (s->w.error && !s->write_failed)
+		ct_error("%s is incomplete: %s", o->output, strerror(s->w.error));
+	if (ct_writer_close(&s->w) < 0 && !s->w.error)
+		ct_error("cannot write %s: %s", o->output, strerror(errno));
+	if (o->crashes)
+		*o->crashes = s->col.crashes;
+	ct_collector_free(&s->col);
+}
+
 int ct_record(const struct ct_record_opts *o)
 {
 	struct ct_session s = { .child = -1, .argv0 = o->argv[0], .o = o };
@@ -294,24 +392,11 @@ int ct_record(const struct ct_record_opts *o)
 		ct_error("cannot find libcalltrace.so next to calltrace (set CALLTRACE_RUNTIME)");
 		return CT_EXIT_USAGE;
 	}
-	if (ct_writer_open(&s.w, o->output) < 0) {
-		ct_error("cannot write %s: %s", o->output, strerror(errno));
+	status = ct_session_open(&s, o, 0);
+	if (status) {
 		free(runtime);
-		return CT_EXIT_USAGE;
+		return status;
 	}
-	s.clock = ct_pick_clock();
-	uint32_t nchunks = (uint32_t)(o->buffer_size / o->chunk_size);
-	uint32_t flags = (o->lossy ? CT_POOL_LOSSY : 0) | (o->ring_size ? CT_POOL_RING : 0);
-	uint32_t ring_chunks = (uint32_t)ct_max(o->ring_size / o->chunk_size, 2);
-	if (ct_pool_create(&s.pool, o->chunk_size, nchunks, flags, s.clock, ring_chunks) <
-	    0) {
-		ct_error("cannot create a %llu-byte shared buffer: %s",
-			 (unsigned long long)o->buffer_size, strerror(errno));
-		ct_writer_abandon(&s.w, o->output);
-		free(runtime);
-		return 1;
-	}
-	s.start_ns = ct_now(CLOCK_MONOTONIC);
 	struct ct_clock_sample start = ct_sample(s.clock);
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -322,30 +407,39 @@ int ct_record(const struct ct_record_opts *o)
 		ct_writer_abandon(&s.w, o->output);
 		return status;
 	}
-	/* the program runs: only now does the old content of the output go */
-	if (ct_writer_start(&s.w) < 0)
-		ct_error("cannot write %s: %s; the program runs untraced", o->output,
-			 strerror(s.w.error));
-	ct_collector_init(&s.col, &s.pool, &s.w, o->level);
-	s.col.ring = o->ring_size != 0;
-	s.col.generation = s.col.ring; /* snapshots count from 1 */
-	ct_write_meta(&s.w, o, s.clock);
-	ct_writer_block(&s.w, CT_BLOCK_CLOCK, 0, &start, sizeof(start), NULL, 0);
 	ct_setup_signals();
-	ct_run(&s);
-	ct_finish(&s);
-
-	if (!s.col.events && !s.col.ninsts)
-		ct_error("%s recorded no function calls: build it with -finstrument-functions "
-			 "(e.g. gcc -g -finstrument-functions prog.c -o prog)",
-			 o->argv[0]);
-	if (s.w.error && !s.write_failed)
-		ct_error("%s is incomplete: %s", o->output, strerror(s.w.error));
-	if (ct_writer_close(&s.w) < 0 && !s.w.error)
-		ct_error("cannot write %s: %s", o->output, strerror(errno));
-	if (o->crashes)
-		*o->crashes = s.col.crashes;
-	ct_collector_free(&s.col);
+	ct_session_run(&s, &start);
 	ct_pool_destroy(&s.pool);
 	return s.child_done ? ct_exit_status(s.child_status) : 1;
+}
+
+/*
+ * Standalone: a program's runtime started us (it had no recorder). Tell it
+ * where the pool is through fd, record until the last traced process says
+ * goodbye (or none is left), then tell the one waiting that the trace is
+ * written.
+ */
+int ct_serve(const struct ct_record_opts *o, int fd)
+{
+	struct ct_session s = { .child = -1, .argv0 = o->argv[0], .o = o };
+
+	int status = ct_session_open(&s, o, CT_POOL_STANDALONE);
+	if (status) {
+		close(fd);
+		return status;
+	}
+	struct ct_pool_ctl *ctl = s.pool.ctl;
+	atomic_store(&ctl->live_procs, 1); /* the process that started us */
+	struct ct_clock_sample start = ct_sample(s.clock);
+	dprintf(fd, "P%s\n", s.pool.path);
+	close(fd);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	ct_session_run(&s, &start);
+	atomic_store(&ctl->finished, 1);
+	syscall(SYS_futex, &ctl->finished, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	ct_pool_destroy(&s.pool);
+	return 0;
 }

@@ -26,6 +26,7 @@ struct ct_record_opts {
 	void *tick_arg;
 	int keep_quiet; /* live: no "ended; still recording" note */
 	int level;	    /* zstd level of event blocks */
+	pid_t serve_pid;    /* standalone: the process whose runtime started us */
 };
 
 #define CT_DEFAULT_OUTPUT     "calltrace.data"
@@ -35,6 +36,8 @@ struct ct_record_opts {
 
 /* Returns calltrace's exit status: the program's, or an error status. */
 int ct_record(const struct ct_record_opts *o);
+/* Standalone: record the processes of o->serve_pid's recording; fd gets the pool path. */
+int ct_serve(const struct ct_record_opts *o, int fd);
 
 /* pool.c: the shared memory the runtime writes into */
 struct ct_pool {

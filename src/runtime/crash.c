@@ -29,6 +29,7 @@ static void ct_on_fatal(int sig, siginfo_t *si, void *uc)
 		.sp = ct_arch_uc_sp(uc),
 	};
 	ct_emit_ext(CT_EXT_CRASH, &c, sizeof(c), 1); /* even in lossy mode */
+	ct_standalone_leave();
 	/* SA_RESETHAND has put the default action back */
 	if (si->si_code <= 0)
 		raise(sig); /* sent: pending until we return, then fatal */

@@ -65,6 +65,7 @@ static void ct_atfork_prepare(void)
 static void ct_atfork_child(void)
 {
 	ct_thread_reset_after_fork(&ct_self);
+	ct_standalone_after_fork();
 	if (ct_no_follow) { /* --no-follow: only the program calltrace started */
 		atomic_store(&ct_state, CT_RT_OFF);
 		return;
@@ -82,6 +83,8 @@ static void ct_atfork_child(void)
 static int ct_open_pool(void)
 {
 	const char *path = getenv("CALLTRACE_POOL");
+	if ((!path || !*path) && ct_standalone_wanted())
+		path = ct_standalone_start();
 	if (!path || !*path)
 		return -1;
 	int fd = open(path, O_RDWR | O_CLOEXEC);
@@ -142,6 +145,7 @@ int ct_init(void)
 		if (ok) {
 			ct_remember_env();
 			ct_read_origin();
+			ct_standalone_join(ct_proc_flags & CT_PROC_EXECED);
 			ct_clock_tsc = ct_ctl->clock == CT_CLOCK_TSC;
 			ct_start_disabled();
 			ct_instance = atomic_fetch_add(&ct_ctl->next_instance, 1) + 1;
@@ -230,6 +234,7 @@ void ct_before_exit(void)
 	if (ct_self.chunk > 0)
 		ct_check_modules(&ct_self, 0);
 	ct_self.in_slow = 0;
+	ct_standalone_leave(); /* the last process waits for its trace */
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = err;
 }

@@ -220,7 +220,10 @@ CT_EXPORT int execle(const char *path, const char *arg, ...)
 static pid_t ct_fork_as(uint32_t how)
 {
 	ct_fork_fn real = (ct_fork_fn)ct_next("fork");
+	ct_standalone_fork(1);
 	pid_t pid = real();
+	if (pid < 0)
+		ct_standalone_fork(-1);
 	if (pid > 0) {
 		int err = errno;
 		struct ct_ext_fork f = { .child_pid = pid, .how = how };

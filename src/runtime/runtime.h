@@ -157,6 +157,13 @@ void ct_modules_forget(void) CT_HIDDEN;
 void ct_describe_modules(void) CT_HIDDEN;
 /* thread.c: a record, then the chunk handed over: the image is about to be replaced */
 void ct_before_image_change(uint32_t type, const void *payload, uint32_t len) CT_HIDDEN;
+/* standalone.c: no recorder started us; start one */
+int ct_standalone_wanted(void) CT_HIDDEN;
+const char *ct_standalone_start(void) CT_HIDDEN; /* the pool's path, or NULL */
+void ct_standalone_join(int execed) CT_HIDDEN;
+void ct_standalone_fork(int delta) CT_HIDDEN;
+void ct_standalone_after_fork(void) CT_HIDDEN;
+void ct_standalone_leave(void) CT_HIDDEN;
 /* process.c: keep the variables an exec'd image needs, at start */
 void ct_remember_env(void) CT_HIDDEN;
 /* names.c: this thread can be found by its pthread_t */
