@@ -6,9 +6,10 @@
  * CALLTRACE_OUTPUT (default calltrace.data in the working directory) and ends
  * when the last traced process does.
  *
- * The recorder is started with a raw clone that sends no SIGCHLD and runs no
- * atfork handler: the program's wait() never sees it (only __WALL would), nor
- * do its SIGCHLD handler and its pthread_atfork() handlers. It runs in a
+ * The recorder is started with raw clones that run no atfork handler: a child
+ * that sends no SIGCHLD (the program's wait() and SIGCHLD handler never see
+ * it; we reap it ourselves) starts the recorder and ends, leaving it to be
+ * adopted (an exec'd child would send SIGCHLD again). It runs in a
  * session of its own, so the terminal's ^C for the program does not cut the
  * trace short, and holds none of the program's files (a pipe the program's
  * reader waits on must close when the program ends).
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -174,9 +176,15 @@ const char *ct_standalone_start(void)
 	ct_build_env();
 
 	long child = syscall(SYS_clone, 0L, NULL, NULL, NULL, 0L); /* no SIGCHLD, no atfork */
-	if (child == 0)
-		ct_exec_recorder(p[1], argv);
+	if (child == 0) {
+		if (syscall(SYS_clone, 0L, NULL, NULL, NULL, 0L) == 0)
+			ct_exec_recorder(p[1], argv);
+		syscall(SYS_exit, 0);
+	}
 	close(p[1]);
+	if (child > 0)
+		while (waitpid((pid_t)child, NULL, __WCLONE) < 0 && errno == EINTR)
+			;
 	char answer[sizeof(ct_pool_path)] = "";
 	int n = child < 0 ? -1 : ct_read_answer(p[0], answer, sizeof(answer));
 	int err = errno;
