@@ -216,6 +216,44 @@ if [ -x "$out/api_inst" ]; then
 	fi
 fi
 
+# Standalone: linked with the installed runtime (-lcalltrace), the program writes its
+# own trace, the runtime starting the installed calltrace (PREFIX/lib/../bin).
+mkdir -p "$out/standalone"
+if gcc -g -O0 -finstrument-functions -o "$out/standalone/api_sa" "$here/api.c" \
+	$(pkg-config --cflags calltrace) -L"$prefix/lib" -lcalltrace -Wl,-rpath,"$prefix/lib" 2>"$out/standalone/build.err"; then
+	(cd "$out/standalone" && env -u CALLTRACE_RECORDER -u CALLTRACE_OUTPUT -u CALLTRACE_POOL -u CALLTRACE_STANDALONE \
+		-u CALLTRACE_NO_FOLLOW -u LD_PRELOAD timeout -k 5 120 ./api_sa >run.out 2>run.err)
+	st=$?
+	if [ $st != 0 ] || ! grep -q 'sum=91 api=1$' "$out/standalone/run.out"; then
+		fail standalone-installed "the program linked with -lcalltrace exited $st or printed the wrong result" "$out/standalone/run.err"
+	elif ! "$prefix/bin/calltrace" replay -i "$out/standalone/calltrace.data" 2>"$out/standalone/replay.err" |
+		grep -q ct_inst_compute; then
+		fail standalone-installed "no calltrace.data with ct_inst_compute in the program's directory" "$out/standalone/run.err"
+	else
+		pass standalone-installed
+	fi
+else
+	fail standalone-installed "cannot link with the installed -lcalltrace" "$out/standalone/build.err"
+fi
+
+# The installed compiler wrappers build a program the installed calltrace traces.
+if [ -n "$wrappers" ]; then
+	for w in calltrace-cc calltrace-c++; do
+		x=$out/api_$w
+		mkdir -p "$out/rec"
+		if ! (cd "$out" && env -u CALLTRACE_METHOD XDG_CACHE_HOME="$out/cache" "$prefix/bin/$w" -O1 -x $([ $w = calltrace-cc ] && echo c || echo c++) \
+			"$here/api.c" -x none $(pkg-config --cflags --libs calltrace) -o "$x") >"$x.err" 2>&1; then
+			fail "wrapper/$w" "$prefix/bin/$w failed to build api.c" "$x.err"
+		elif ! (cd "$out/rec" && env -u CALLTRACE_RUNTIME LD_LIBRARY_PATH="$prefix/lib" \
+			timeout -k 5 120 "$prefix/bin/calltrace" record -o "$w.data" "$x" >/dev/null 2>"$x.err") ||
+			! "$prefix/bin/calltrace" replay -i "$out/rec/$w.data" 2>>"$x.err" | grep -q 'ct_inst_leaf'; then
+			fail "wrapper/$w" "the program built by the installed $w is not traced (ct_inst_leaf missing)" "$x.err"
+		else
+			pass "wrapper/$w"
+		fi
+	done
+fi
+
 # ---- man pages -----------------------------------------------------------------------
 # Every page of man/ renders without a warning; the link pages (.so) from the
 # installed tree, where their target is.
