@@ -18,6 +18,7 @@ command -v python3 >/dev/null 2>&1 || need="$need python3"
 if [ "${1:-}" = --test ]; then
 	command -v protoc >/dev/null 2>&1 || need="$need protobuf-compiler"
 	command -v chromium >/dev/null 2>&1 || need="$need chromium"
+	for t in autoconf cmake; do command -v $t >/dev/null 2>&1 || need="$need $t"; done
 fi
 
 [ -z "$need" ] && exit 0
