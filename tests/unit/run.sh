@@ -6,7 +6,7 @@ build=${BUILD:-build}
 case $build in /*) ;; *) build=$root/$build ;; esac
 out=$build/unit
 mkdir -p "$out"
-objs=$(find "$build/obj" -name '*.o' ! -path '*/cli/*')
+objs=$(find "$build/obj" -name '*.o' ! -path '*/cli/*' ! -path '*/wrapper/*')
 libs=$(pkg-config --libs libdw libelf libzstd)
 status=0
 for src in "$root"/tests/unit/test_*.c; do
