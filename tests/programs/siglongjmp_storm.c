@@ -9,7 +9,7 @@
  *
  * CT-VARIES: yes
  * CT-MARKS: unwound
- * CT-AT-LEAST: ^(mid|leaf)$
+ * CT-AT-LEAST: ^(mid|leaf|loop)$
  */
 #include <setjmp.h>
 #include <signal.h>
