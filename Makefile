@@ -27,7 +27,8 @@ TOOL_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TOOL_SRCS))
 # frame pointers so the hooks can read their caller's stack pointer, unwind tables
 # because C++ exceptions unwind through the runtime's __cxa_throw wrapper.
 RT_SRCS := $(wildcard src/runtime/*.c)
-RT_OBJS := $(patsubst src/%.c,$(BUILD)/rt/%.o,$(RT_SRCS))
+RT_ASM  := $(wildcard src/arch/x86_64/*.S)
+RT_OBJS := $(patsubst src/%.c,$(BUILD)/rt/%.o,$(RT_SRCS)) $(patsubst src/%.S,$(BUILD)/rt/%.o,$(RT_ASM))
 RT_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -fno-instrument-functions \
 	-ftls-model=initial-exec -fno-stack-protector -fasynchronous-unwind-tables
 
@@ -69,6 +70,10 @@ $(BUILD)/obj/%.o: src/%.c | deps-check
 $(BUILD)/rt/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(RT_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/rt/%.o: src/%.S
+	@mkdir -p $(dir $@)
+	$(CC) -fPIC -c $< -o $@
 
 # Fail early, with the fix, when a library is missing.
 deps-check:

@@ -64,6 +64,11 @@ CT_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
 	ct_emit(ct_ev_word1(CT_EV_EXIT, (uintptr_t)fn, sp), sp);
 }
 
+void ct_emit_event(uint64_t kind, uintptr_t fn, uintptr_t sp)
+{
+	ct_emit(ct_ev_word1(kind, fn, sp), sp);
+}
+
 void ct_mark_always(uint32_t type, uintptr_t sp)
 {
 	ct_emit(ct_ev_mark_word1(type, sp), sp);

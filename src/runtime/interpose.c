@@ -34,6 +34,15 @@ typedef uintptr_t (*ct_ctx_fn)(void *context);
 static ct_personality_fn ct_real_gxx_personality, ct_real_gcc_personality;
 static ct_ctx_fn ct_get_cfa, ct_get_region_start;
 
+typedef int (*ct_raise_fn)(void *exc);
+typedef int (*ct_forced_fn)(void *exc, void *stop, void *arg);
+static ct_raise_fn ct_real_raise, ct_real_resume_or_rethrow;
+static ct_forced_fn ct_real_forced;
+
+int _Unwind_RaiseException(void *exc);
+int _Unwind_Resume_or_Rethrow(void *exc);
+int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg);
+
 #define CT_UA_CLEANUP_PHASE    2
 #define CT_URC_INSTALL_CONTEXT 7
 
@@ -58,6 +67,9 @@ void ct_resolve_interposed(void)
 	ct_real_gcc_personality = (ct_personality_fn)dlsym(RTLD_NEXT, "__gcc_personality_v0");
 	ct_get_cfa = (ct_ctx_fn)dlsym(RTLD_DEFAULT, "_Unwind_GetCFA");
 	ct_get_region_start = (ct_ctx_fn)dlsym(RTLD_DEFAULT, "_Unwind_GetRegionStart");
+	ct_real_raise = (ct_raise_fn)dlsym(RTLD_NEXT, "_Unwind_RaiseException");
+	ct_real_resume_or_rethrow = (ct_raise_fn)dlsym(RTLD_NEXT, "_Unwind_Resume_or_Rethrow");
+	ct_real_forced = (ct_forced_fn)dlsym(RTLD_NEXT, "_Unwind_ForcedUnwind");
 }
 
 __attribute__((constructor(101))) static void ct_interpose_init(void)
@@ -113,6 +125,7 @@ CT_EXPORT void *__cxa_begin_catch(void *exc)
 {
 	uintptr_t sp = CT_ARCH_CALLER_SP();
 	ct_shadow_land(&ct_self, sp);
+	ct_fentry_rehook(&ct_self);
 	ct_mark(CT_EXT_CATCH, sp);
 	if (!ct_real_begin_catch)
 		ct_real_begin_catch = (ct_catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
@@ -133,6 +146,36 @@ CT_EXPORT void __cxa_rethrow(void)
 	if (!ct_real_rethrow)
 		ct_real_rethrow = (ct_rethrow_fn)dlsym(RTLD_NEXT, "__cxa_rethrow");
 	ct_real_rethrow();
+}
+
+/*
+ * The unwinder reads return addresses from the stack: those fentry replaced
+ * go back first (fentry.c). Every C++ throw and rethrow, and the forced
+ * unwinding of pthread_exit and cancellation, go through these.
+ */
+CT_EXPORT int _Unwind_RaiseException(void *exc)
+{
+	ct_fentry_unhook(&ct_self);
+	if (!ct_real_raise)
+		ct_real_raise = (ct_raise_fn)dlsym(RTLD_NEXT, "_Unwind_RaiseException");
+	return ct_real_raise(exc);
+}
+
+CT_EXPORT int _Unwind_Resume_or_Rethrow(void *exc)
+{
+	ct_fentry_unhook(&ct_self);
+	if (!ct_real_resume_or_rethrow)
+		ct_real_resume_or_rethrow =
+			(ct_raise_fn)dlsym(RTLD_NEXT, "_Unwind_Resume_or_Rethrow");
+	return ct_real_resume_or_rethrow(exc);
+}
+
+CT_EXPORT int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
+{
+	ct_fentry_unhook(&ct_self);
+	if (!ct_real_forced)
+		ct_real_forced = (ct_forced_fn)dlsym(RTLD_NEXT, "_Unwind_ForcedUnwind");
+	return ct_real_forced(exc, stop, arg);
 }
 
 /*

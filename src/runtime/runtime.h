@@ -36,6 +36,7 @@ struct ct_thread {
 	uint32_t resume_from;		/* paused: calls from this depth on are unseen */
 	uint8_t gate;			/* CT_GATE_*: 0 while tracing is on */
 	uint8_t shadow_gone;		/* the thread ended: no shadow stack again */
+	uint8_t unhooked;		/* fentry: an unwind has the real return addresses */
 	uint64_t *start;
 	int32_t chunk; /* owned chunk + 1: 0 for none (fresh TLS is zero) */
 	int32_t tid;
@@ -71,6 +72,12 @@ extern int ct_paused_all CT_HIDDEN; /* calltrace_disable_all() */
 
 /* thread.c */
 void ct_slow_record(struct ct_thread *t, uint64_t w1, uintptr_t sp) CT_HIDDEN;
+
+/* hooks.c: a call's entry or exit, from another method's hooks (fentry) */
+void ct_emit_event(uint64_t kind, uintptr_t fn, uintptr_t sp) CT_HIDDEN;
+/* fentry.c: C++ unwinding reads return addresses from the stack */
+void ct_fentry_unhook(struct ct_thread *t) CT_HIDDEN;
+void ct_fentry_rehook(struct ct_thread *t) CT_HIDDEN;
 
 /* hooks.c: a mark (CT_EXT_JUMP, CT_EXT_CATCH) at stack pointer sp, as cheap as a call */
 void ct_mark(uint32_t type, uintptr_t sp) CT_HIDDEN;

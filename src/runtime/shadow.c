@@ -75,6 +75,7 @@ uint32_t ct_shadow_signal(struct ct_thread *t, int sig, uintptr_t sp)
 		if (d < CT_SHADOW_CAP) {
 			t->shadow[d].fn = CT_PSEUDO_SIGNAL + (uint32_t)sig;
 			t->shadow[d].sp = sp;
+			t->shadow[d].ret = 0;
 		}
 	}
 	return d;

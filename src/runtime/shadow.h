@@ -25,6 +25,7 @@
 struct ct_shadow_frame {
 	uintptr_t fn;
 	uintptr_t sp;
+	uintptr_t ret; /* fentry: the real return address we replaced (0: none) */
 };
 
 /* shadow.c */
@@ -58,6 +59,7 @@ ct_shadow_enter(struct ct_thread *t, uintptr_t fn, uintptr_t sp)
 	if (ct_likely(d < CT_SHADOW_CAP)) {
 		s[d].fn = fn;
 		s[d].sp = sp;
+		s[d].ret = 0;
 	}
 	return d;
 }

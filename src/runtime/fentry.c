@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Code built with -pg -mfentry: __fentry__ (src/arch/x86_64/fentry.S) runs
+ * first thing in every function and calls ct_fentry_enter with the address
+ * of the function's return address. We record the entry, keep that return
+ * address in the shadow stack and put our return trampoline in its place;
+ * when the function returns, ct_fentry_exit records the return and gives the
+ * trampoline the real address to go back to.
+ *
+ * The shadow frame is found again by the address of the return-address slot,
+ * which is also the frame's stack pointer in the records, so frames left by
+ * longjmp are simply skipped (the jump wrapper cuts them too). C++ unwinding
+ * reads return addresses from the stack: before it starts (a throw, a
+ * rethrow, a forced unwind) every slot gets its real address back, and after
+ * a catch the frames still alive get the trampoline again.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "runtime.h"
+#include "shadow.h"
+
+void ct_return_trampoline(void) CT_HIDDEN;
+void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site) CT_HIDDEN;
+uintptr_t ct_fentry_exit(uintptr_t *slot) CT_HIDDEN;
+
+/* The call to __fentry__ is 5 bytes; the reader finds the function around it. */
+#define CT_FENTRY_CALL 5
+
+void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site)
+{
+	struct ct_thread *t = &ct_self;
+	uintptr_t fn = call_site - CT_FENTRY_CALL, sp = (uintptr_t)slot;
+	struct ct_shadow_frame *s = t->shadow;
+
+	if (ct_unlikely(!s) && !(s = ct_shadow_alloc(t)))
+		return;
+	if (ct_gated(t))
+		return; /* off: nothing recorded, nothing replaced */
+	uint32_t d = t->sdepth;
+	if (ct_unlikely(d >= CT_SHADOW_CAP))
+		return; /* nowhere to keep the return address: this call is not traced */
+	/* frames at or below this slot are gone (a jump we did not see) */
+	while (d && s[d - 1].sp <= sp && s[d - 1].fn < CT_PSEUDO_BASE)
+		d--;
+	t->sdepth = d + 1;
+	__asm__ volatile("" ::: "memory");
+	s[d].fn = fn;
+	s[d].sp = sp;
+	s[d].ret = *slot;
+	*slot = (uintptr_t)ct_return_trampoline;
+	ct_emit_event(CT_EV_ENTER, fn, sp);
+}
+
+static __attribute__((noreturn)) void ct_lost_return(void)
+{
+	static const char msg[] = "calltrace: a traced function returned to a frame the "
+				  "shadow stack does not know (the stack was switched?)\n";
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		abort();
+	abort();
+}
+
+uintptr_t ct_fentry_exit(uintptr_t *slot)
+{
+	struct ct_thread *t = &ct_self;
+	struct ct_shadow_frame *s = t->shadow;
+	uintptr_t sp = (uintptr_t)slot;
+	uint32_t d = t->sdepth < CT_SHADOW_CAP ? t->sdepth : CT_SHADOW_CAP;
+
+	while (d && !(s[d - 1].sp == sp && s[d - 1].ret))
+		d--;
+	if (ct_unlikely(!d))
+		ct_lost_return();
+	struct ct_shadow_frame *f = &s[d - 1];
+	uintptr_t ret = f->ret, fn = f->fn;
+	f->ret = 0;
+	t->sdepth = d - 1;
+	if (ct_gated(t))
+		ct_paused_at(t, d - 1);
+	else
+		ct_emit_event(CT_EV_EXIT, fn, sp);
+	return ret;
+}
+
+/* Unwinding is about to read the stack: every traced frame's real return address. */
+void ct_fentry_unhook(struct ct_thread *t)
+{
+	struct ct_shadow_frame *s = t->shadow;
+	uint32_t kept = t->sdepth < CT_SHADOW_CAP ? t->sdepth : CT_SHADOW_CAP;
+	int any = 0;
+	for (uint32_t i = 0; s && i < kept; i++) {
+		if (s[i].ret) {
+			*(uintptr_t *)s[i].sp = s[i].ret;
+			any = 1;
+		}
+	}
+	t->unhooked = (uint8_t)any;
+}
+
+/* A catch: the frames still alive return through the trampoline again. */
+void ct_fentry_rehook(struct ct_thread *t)
+{
+	struct ct_shadow_frame *s = t->shadow;
+	uint32_t kept = t->sdepth < CT_SHADOW_CAP ? t->sdepth : CT_SHADOW_CAP;
+	if (!t->unhooked)
+		return;
+	t->unhooked = 0;
+	for (uint32_t i = 0; s && i < kept; i++)
+		if (s[i].ret)
+			*(uintptr_t *)s[i].sp = (uintptr_t)ct_return_trampoline;
+}
