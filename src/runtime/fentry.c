@@ -25,24 +25,43 @@ void ct_return_trampoline(void) CT_HIDDEN;
 void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site) CT_HIDDEN;
 uintptr_t ct_fentry_exit(uintptr_t *slot) CT_HIDDEN;
 
-/* The call to __fentry__ is 5 bytes; the reader finds the function around it. */
-#define CT_FENTRY_CALL 5
+/*
+ * The function's first byte, from where its call to __fentry__ returns: the
+ * call is "call rel32" (5 bytes) or, in position-independent code, "call
+ * *rel32(%rip)" through the GOT (6 bytes), after endbr64 (4 bytes) under
+ * -fcf-protection.
+ */
+#define CT_ENDBR64 0xfa1e0ff3u
+
+static uintptr_t ct_function_start(uintptr_t call_site)
+{
+	const uint8_t *p = (const uint8_t *)call_site;
+	uintptr_t fn = p[-6] == 0xff && p[-5] == 0x15 ? call_site - 6 : call_site - 5;
+	uint32_t before;
+	__builtin_memcpy(&before, (const void *)(fn - 4), 4);
+	return before == CT_ENDBR64 ? fn - 4 : fn;
+}
 
 void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site)
 {
 	struct ct_thread *t = &ct_self;
-	uintptr_t fn = call_site - CT_FENTRY_CALL, sp = (uintptr_t)slot;
+	uintptr_t fn = ct_function_start(call_site), sp = (uintptr_t)slot;
 	struct ct_shadow_frame *s = t->shadow;
 
 	if (ct_unlikely(!s) && !(s = ct_shadow_alloc(t)))
 		return;
-	if (ct_gated(t))
-		return; /* off: nothing recorded, nothing replaced */
+	int gated = ct_gated(t);
 	uint32_t d = t->sdepth;
 	if (ct_unlikely(d >= CT_SHADOW_CAP))
 		return; /* nowhere to keep the return address: this call is not traced */
-	/* frames at or below this slot are gone (a jump we did not see) */
-	while (d && s[d - 1].sp <= sp && s[d - 1].fn < CT_PSEUDO_BASE)
+	/*
+	 * Frames below this slot are gone (a jump we did not see), and so is one
+	 * at it, unless it is still ours: a tail call, the callee returning in
+	 * the caller's place (both end when it returns).
+	 */
+	uintptr_t tail = *slot == (uintptr_t)ct_return_trampoline;
+	while (d && s[d - 1].fn < CT_PSEUDO_BASE &&
+	       (s[d - 1].sp < sp || (s[d - 1].sp == sp && !tail)))
 		d--;
 	t->sdepth = d + 1;
 	__asm__ volatile("" ::: "memory");
@@ -50,7 +69,10 @@ void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site)
 	s[d].sp = sp;
 	s[d].ret = *slot;
 	*slot = (uintptr_t)ct_return_trampoline;
-	ct_emit_event(CT_EV_ENTER, fn, sp);
+	if (gated) /* off: kept in the shadow stack only, for when it comes back on */
+		ct_paused_at(t, d);
+	else
+		ct_emit_event(CT_EV_ENTER, fn, sp);
 }
 
 static __attribute__((noreturn)) void ct_lost_return(void)
@@ -62,11 +84,10 @@ static __attribute__((noreturn)) void ct_lost_return(void)
 	abort();
 }
 
-uintptr_t ct_fentry_exit(uintptr_t *slot)
+/* The return of the innermost frame at this slot; its real return address. */
+static uintptr_t ct_fentry_pop(struct ct_thread *t, uintptr_t sp)
 {
-	struct ct_thread *t = &ct_self;
 	struct ct_shadow_frame *s = t->shadow;
-	uintptr_t sp = (uintptr_t)slot;
 	uint32_t d = t->sdepth < CT_SHADOW_CAP ? t->sdepth : CT_SHADOW_CAP;
 
 	while (d && !(s[d - 1].sp == sp && s[d - 1].ret))
@@ -81,6 +102,15 @@ uintptr_t ct_fentry_exit(uintptr_t *slot)
 		ct_paused_at(t, d - 1);
 	else
 		ct_emit_event(CT_EV_EXIT, fn, sp);
+	return ret;
+}
+
+uintptr_t ct_fentry_exit(uintptr_t *slot)
+{
+	uintptr_t ret;
+	/* a tail-called function returns for its caller too */
+	while ((ret = ct_fentry_pop(&ct_self, (uintptr_t)slot)) == (uintptr_t)ct_return_trampoline)
+		;
 	return ret;
 }
 

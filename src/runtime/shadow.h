@@ -20,7 +20,7 @@
 
 #include "runtime.h"
 
-#define CT_SHADOW_CAP 16384u
+#define CT_SHADOW_CAP 65536u
 
 struct ct_shadow_frame {
 	uintptr_t fn;

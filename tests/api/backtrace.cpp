@@ -115,10 +115,13 @@ NOINL void after_throw(void)
 
 NOINL int deep(int n)
 {
+	int r = 0;
 	if (n)
-		return deep(n - 1) + 1;
-	probe();
-	return 0;
+		r = deep(n - 1) + 1;
+	else
+		probe();
+	sink++; /* not a tail call: no loop of it at -O2 */
+	return r;
 }
 
 NOINL void *in_thread(void *arg)
@@ -188,8 +191,8 @@ int main(void)
 	for (int i = 1; i < 2048; i++)
 		dp[i] = F(deep);
 	check("deep-recursion", dp, 2048);
-	/* deeper than the frames kept (16384): the outer ones stay right */
-	deep(20000);
+	/* deeper than the frames kept (65536): the outer ones stay right */
+	deep(70000);
 	ngot = calltrace_backtrace(got, 3);
 	void *top[] = { F(main) };
 	check("back-in-main", top, 1);

@@ -24,9 +24,12 @@ NOINL void leaf(void)
 	sink++;
 }
 
+/* a side effect after the call: the compiler neither drops it nor makes a loop of it */
 NOINL int noisy(int n)
 {
-	return n ? noisy(n - 1) + 1 : 0;
+	int r = n ? noisy(n - 1) + 1 : 0;
+	sink++;
+	return r;
 }
 
 /* off and on in one function */

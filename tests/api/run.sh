@@ -27,12 +27,23 @@ fail() {
 	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
 }
 
-# build SRC OUT COMBO [extra flags]: with the API's stubs, like a user would
+# build SRC OUT COMBO [extra flags]: with the API's stubs, like a user would.
+# COMBO is COMPILER-OPT[-METHOD]; a method other than finstrument builds
+# through calltrace-cc.
 build() {
-	local src=$1 bin=$2 cc=${3%-*} opt=-${3#*-}
+	local src=$1 bin=$2 cc opt method
+	IFS=- read -r cc opt method <<<"$3"
 	shift 3
 	case $src in *.cpp) cc=$([ "$cc" = gcc ] && echo g++ || echo clang++) ;; esac
-	$cc -g "$opt" -finstrument-functions -I"$root/include" "$here/$src" -o "$bin" \
+	local inst=(-finstrument-functions)
+	if [ -n "$method" ] && [ "$method" != finstrument ]; then
+		inst=(--method="$method")
+		case $src in
+		*.cpp) export CALLTRACE_CXX=$cc && cc=$build/calltrace-c++ ;;
+		*) export CALLTRACE_CC=$cc && cc=$build/calltrace-cc ;;
+		esac
+	fi
+	$cc -g "-$opt" "${inst[@]}" -I"$root/include" "$here/$src" -o "$bin" \
 		-L"$build" -lcalltrace-api -Wl,-rpath,"$build" -lpthread "$@" 2>"$bin.build.err"
 }
 

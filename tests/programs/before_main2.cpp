@@ -1,4 +1,5 @@
 // CT-EXIT: 65
+// CT-OPTIMISED-AWAY: yes
 // Sample from the tracef documentation, verbatim below this header: static
 // initialisation (foo, bar::bar, the static members of strSum_), a
 // constructor function (baz); foo, bar::bar and baz run before main,

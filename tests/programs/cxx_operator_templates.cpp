@@ -17,13 +17,14 @@ template <typename T> struct Box {
 	NOINL operator long() const;
 };
 
-template <> template <> int Box<int>::operator()<int>(int u) const
+/* explicit specialisations do not inherit the template's attributes */
+template <> template <> NOINL int Box<int>::operator()<int>(int u) const
 {
 	HIT(call_int);
 	return v + u;
 }
 
-template <> Box<int>::operator long() const
+template <> NOINL Box<int>::operator long() const
 {
 	HIT(conv);
 	return v;

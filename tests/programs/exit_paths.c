@@ -18,11 +18,18 @@ NOINL void on_quick_exit(void)
 	ct_truth_write();
 }
 
+/*
+ * Recursion that is not a tail call: every method sees the same calls (gcc
+ * makes a loop of tail recursion, and fentry sees only its first call).
+ */
+static volatile int after_call;
+
 NOINL void in_child(int n)
 {
 	HIT(in_child);
 	if (n > 1) {
 		in_child(n - 1);
+		after_call++;
 		return;
 	}
 	ct_truth_write();
@@ -36,6 +43,7 @@ NOINL void level(int n)
 		level(n - 1);
 	else
 		quick_exit(4);
+	after_call++;
 }
 
 int main(void)

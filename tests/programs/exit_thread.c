@@ -24,6 +24,12 @@ NOINL void block_forever(void)
 		;
 }
 
+/*
+ * Recursion that is not a tail call: every method sees the same calls (gcc
+ * makes a loop of tail recursion, and fentry sees only its first call).
+ */
+static volatile int after_call;
+
 NOINL void sink_deep(int n)
 {
 	HIT(sink_deep);
@@ -31,6 +37,7 @@ NOINL void sink_deep(int n)
 		block_forever();
 	else
 		sink_deep(n - 1);
+	after_call++;
 }
 
 NOINL void *worker(void *arg)

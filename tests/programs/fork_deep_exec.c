@@ -27,7 +27,11 @@ NOINL void before_exec(void)
 NOINL int child_work(int n)
 {
 	HIT(child_work);
-	return n > 0 ? child_work(n - 1) + 1 : 0;
+	if (n <= 0)
+		return 0;
+	int r = child_work(n - 1) + 1;
+	sink++; /* not a tail call (see deep) */
+	return r;
 }
 
 NOINL void after_wait(void)
@@ -39,8 +43,11 @@ NOINL void after_wait(void)
 NOINL int deep(int n)
 {
 	HIT(deep);
-	if (n > 1)
-		return deep(n - 1);
+	if (n > 1) {
+		int r = deep(n - 1);
+		sink++; /* not a tail call: fentry would see the loop gcc makes of it */
+		return r;
+	}
 	pid_t pid = fork();
 	if (pid == 0) {
 		before_exec();

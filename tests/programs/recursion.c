@@ -6,18 +6,27 @@
 #define FUNCS(X) X(main, "main") X(deep, "deep") X(fib, "fib")
 #include "truth.h"
 
+static volatile int after_call;
+
 NOINL int deep(int n)
 {
 	HIT(deep);
-	if (n > 1)
-		return 1 + deep(n - 1);
+	if (n > 1) {
+		int r = 1 + deep(n - 1);
+		after_call++; /* not a tail call: gcc would make a loop of it, which fentry sees once */
+		return r;
+	}
 	return 1;
 }
 
 NOINL int fib(int n)
 {
 	HIT(fib);
-	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+	if (n < 2)
+		return n;
+	int r = fib(n - 1) + fib(n - 2);
+	after_call++; /* as in deep */
+	return r;
 }
 
 int main(void)

@@ -1,4 +1,5 @@
 /* CT-EXIT: 55
+ * CT-OPTIMISED-AWAY: yes
  * Sample from the tracef documentation, verbatim below this header:
  * recursion; main returns sum(10) = 55, so the exit status is 55.
  * Counts come from sample_sum.truth.

@@ -1,4 +1,5 @@
 // CT-EXIT: 255
+// CT-OPTIMISED-AWAY: yes
 // CT-UNWOUND: clang
 // Sample from the tracef documentation, verbatim below this header: an int
 // thrown from c() four frames deep, caught in a(); exit status 255. With

@@ -18,10 +18,16 @@
 	.p2align 4
 __fentry__:
 	.cfi_startproc
-	/* rsp is 16-byte aligned here: the function's entry pushed its
-	 * return address, our call pushed the call site's */
+	/* [rsp] = the call site, [rsp+8] = the function's return address. The
+	 * stack is 16-byte aligned here in code that keeps the ABI, but not in
+	 * all code: align it ourselves. */
+	pushq	%rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	andq	$-16, %rsp
 	subq	$208, %rsp
-	.cfi_adjust_cfa_offset 208
 	movq	%rax, 0(%rsp)
 	movq	%rdi, 8(%rsp)
 	movq	%rsi, 16(%rsp)
@@ -39,8 +45,8 @@ __fentry__:
 	movaps	%xmm5, 160(%rsp)
 	movaps	%xmm6, 176(%rsp)
 	movaps	%xmm7, 192(%rsp)
-	leaq	216(%rsp), %rdi	/* where the function's return address is */
-	movq	208(%rsp), %rsi	/* the call site, 5 bytes into the function (or 9) */
+	leaq	16(%rbp), %rdi	/* where the function's return address is */
+	movq	8(%rbp), %rsi	/* the call site, 5 bytes into the function (or 9) */
 	call	ct_fentry_enter
 	movaps	192(%rsp), %xmm7
 	movaps	176(%rsp), %xmm6
@@ -59,8 +65,9 @@ __fentry__:
 	movq	16(%rsp), %rsi
 	movq	8(%rsp), %rdi
 	movq	0(%rsp), %rax
-	addq	$208, %rsp
-	.cfi_adjust_cfa_offset -208
+	movq	%rbp, %rsp
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
 	ret
 	.cfi_endproc
 	.size	__fentry__, .-__fentry__
@@ -71,23 +78,25 @@ __fentry__:
 	.p2align 4
 ct_return_trampoline:
 	.cfi_startproc
-	/* the traced function just returned here: rsp is 16-byte aligned and
-	 * sits where its return address was, plus 8 */
+	/* the traced function just returned here: rsp is 8 past where its
+	 * return address was; rax, rdx, xmm0, xmm1 hold what it returns */
+	pushq	%rbp		/* into that slot: rbp now points at it */
+	movq	%rsp, %rbp
+	andq	$-16, %rsp
 	subq	$48, %rsp
-	.cfi_adjust_cfa_offset 48
 	movq	%rax, 0(%rsp)
 	movq	%rdx, 8(%rsp)
 	movaps	%xmm0, 16(%rsp)
 	movaps	%xmm1, 32(%rsp)
-	leaq	40(%rsp), %rdi	/* where the return address was */
+	movq	%rbp, %rdi
 	call	ct_fentry_exit	/* the real return address */
 	movq	%rax, %r11
 	movaps	32(%rsp), %xmm1
 	movaps	16(%rsp), %xmm0
 	movq	8(%rsp), %rdx
 	movq	0(%rsp), %rax
-	addq	$48, %rsp
-	.cfi_adjust_cfa_offset -48
+	movq	%rbp, %rsp
+	popq	%rbp
 	jmp	*%r11
 	.cfi_endproc
 	.size	ct_return_trampoline, .-ct_return_trampoline
