@@ -9,8 +9,9 @@
 #                            (or absolute); calltrace is $BUILD/calltrace
 #   CALLTRACE=path           the calltrace binary to test (default $BUILD/calltrace)
 #   TEST_OUT=dir             where the tests build and run (default $BUILD/tests)
-#   COMBOS="gcc-O0 ..."      compiler/optimisation combinations
-#                            (default: gcc-O0 gcc-O2 clang-O0 clang-O2)
+#   COMBOS="gcc-O0 ..."      compiler/optimisation[/method] combinations
+#                            (default: gcc-O0 gcc-O2 clang-O0 clang-O2, and the
+#                            same with -fentry: built with -pg -mfentry)
 #   JOBS=2                   programs built and checked in parallel
 #
 # Prints one line per test, `ok NAME` or `FAIL NAME: REASON` with details
@@ -27,7 +28,7 @@ esac
 OUT=${TEST_OUT:-$B/tests}
 CT=${CALLTRACE:-$B/calltrace}
 JOBS=${JOBS:-2}
-COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2}
+COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O0-fentry gcc-O2-fentry clang-O0-fentry clang-O2-fentry}
 FILTER=${1:-}
 LIB=$ROOT/tests/lib
 T_READ=${T_READ:-60}

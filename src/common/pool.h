@@ -40,6 +40,10 @@
 #define CT_POOL_RING  2u /* flight recorder: each thread keeps its newest ring_chunks chunks */
 #define CT_POOL_STANDALONE 4u /* the runtime started the recorder: processes count themselves */
 
+/* ct_pool_ctl.methods */
+#define CT_METHOD_FINSTRUMENT 1u /* __cyg_profile_func_enter/exit */
+#define CT_METHOD_FENTRY      2u /* __fentry__ and the return trampoline */
+
 /* pool states */
 #define CT_POOL_RECORDING 0u
 #define CT_POOL_DETACHED  1u /* the recorder is gone or gave up: stop tracing */
@@ -107,6 +111,7 @@ struct ct_pool_ctl {
 	_Atomic uint32_t snapshot_requests; /* flight recorder: bumped to ask for a snapshot */
 	_Atomic int32_t live_procs;	     /* standalone: traced processes not yet ended */
 	_Atomic uint32_t finished;	     /* standalone: the trace is written (futex) */
+	_Atomic uint32_t methods;	     /* CT_METHOD_*: the hooks threads were traced by */
 
 	uint8_t pad[64];
 	struct ct_chunk_desc desc[];

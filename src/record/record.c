@@ -85,7 +85,7 @@ static void ct_write_meta(struct ct_writer *w, const struct ct_record_opts *o, u
 	ct_buf_append(&cmd, "", 1);
 	ct_meta_add(&b, "command", (char *)cmd.data);
 	ct_meta_add(&b, "calltrace_version", CT_VERSION);
-	ct_meta_add(&b, "method", "finstrument");
+	ct_meta_add(&b, "method", "auto"); /* told at the end, once known */
 	if (o->serve_pid)
 		ct_meta_add(&b, "started", "standalone");
 	ct_meta_add(&b, "clock", clock == CT_CLOCK_TSC ? "tsc" : "monotonic");
@@ -272,12 +272,26 @@ static uint64_t ct_cpu_ns(int who, uint64_t *maxrss)
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
 }
 
+/* Which hooks the threads were traced by (a later META block overrides the first). */
+static void ct_write_method(struct ct_session *s)
+{
+	uint32_t m = atomic_load(&s->pool.ctl->methods);
+	struct ct_buf b = { 0 };
+	ct_meta_add(&b, "method",
+		    m == (CT_METHOD_FINSTRUMENT | CT_METHOD_FENTRY) ? "finstrument+fentry" :
+		    m == CT_METHOD_FENTRY			      ? "fentry" :
+								"finstrument");
+	ct_writer_block(&s->w, CT_BLOCK_META, 0, b.data, (uint32_t)b.len, NULL, 0);
+	ct_buf_free(&b);
+}
+
 static void ct_finish(struct ct_session *s)
 {
 	if (s->o->serve_pid) /* threads still running in the last process stop writing */
 		atomic_store(&s->pool.ctl->state, CT_POOL_DETACHED);
 	ct_collect(&s->col, CT_TAKE_ALL);
 	ct_write_symtabs(&s->col);
+	ct_write_method(s);
 
 	/* a calibration over less than 10 ms would be imprecise */
 	uint64_t elapsed = ct_now(CLOCK_MONOTONIC) - s->start_ns;
@@ -371,7 +385,7 @@ static void ct_session_run(struct ct_session *s, const struct ct_clock_sample *s
 
 	if (!s->col.events && !s->col.ninsts)
 		ct_error("%s recorded no function calls: build it with -finstrument-functions "
-			 "(e.g. gcc -g -finstrument-functions prog.c -o prog)",
+			 "or -pg -mfentry (e.g. calltrace-cc -g prog.c -o prog)",
 			 o->argv[0]);
 	if (s->w.error && !s->write_failed)
 		ct_error("%s is incomplete: %s", o->output, strerror(s->w.error));

@@ -48,7 +48,7 @@ void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site)
 	uintptr_t fn = ct_function_start(call_site), sp = (uintptr_t)slot;
 	struct ct_shadow_frame *s = t->shadow;
 
-	if (ct_unlikely(!s) && !(s = ct_shadow_alloc(t)))
+	if (ct_unlikely(!s) && !(s = ct_shadow_alloc(t, CT_METHOD_FENTRY)))
 		return;
 	int gated = ct_gated(t);
 	uint32_t d = t->sdepth;

@@ -9,7 +9,7 @@
  * Once per thread, at its first call (the process's very first starts the
  * runtime); never for an untraced process, never again after the thread's end.
  */
-struct ct_shadow_frame *ct_shadow_alloc(struct ct_thread *t)
+struct ct_shadow_frame *ct_shadow_alloc(struct ct_thread *t, uint32_t method)
 {
 	if (t->shadow_gone || t->in_slow)
 		return NULL;
@@ -25,6 +25,7 @@ struct ct_shadow_frame *ct_shadow_alloc(struct ct_thread *t)
 	}
 	t->sdepth = 0;
 	t->shadow = m;
+	atomic_fetch_or(&ct_ctl->methods, method);
 	ct_arm_thread_end(t); /* to unmap it */
 	return m;
 }

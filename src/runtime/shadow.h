@@ -29,7 +29,8 @@ struct ct_shadow_frame {
 };
 
 /* shadow.c */
-struct ct_shadow_frame *ct_shadow_alloc(struct ct_thread *t) CT_HIDDEN;
+/* method: CT_METHOD_* of the hook that calls (the pool says which were used) */
+struct ct_shadow_frame *ct_shadow_alloc(struct ct_thread *t, uint32_t method) CT_HIDDEN;
 void ct_shadow_free(struct ct_thread *t) CT_HIDDEN;
 /* A jump or a catch lands in the frame at sp: the frames below it are gone. */
 void ct_shadow_land(struct ct_thread *t, uintptr_t sp) CT_HIDDEN;
@@ -47,7 +48,7 @@ static inline __attribute__((always_inline)) uint32_t
 ct_shadow_enter(struct ct_thread *t, uintptr_t fn, uintptr_t sp)
 {
 	struct ct_shadow_frame *s = t->shadow;
-	if (ct_unlikely(!s) && !(s = ct_shadow_alloc(t)))
+	if (ct_unlikely(!s) && !(s = ct_shadow_alloc(t, CT_METHOD_FINSTRUMENT)))
 		return 0;
 	uint32_t d = t->sdepth;
 	if (ct_likely(d <= CT_SHADOW_CAP))
