@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Record overhead of calltrace side by side with its peers, in one run.
 
-Workloads (built -O2 -g -finstrument-functions, as in ../shared/tools/peers.py):
+Workloads (built -O2 -g -finstrument-functions, as in ../shared/tools/peers.py, and
+-O2 -g -pg -mfentry for the fentry rows: calltrace's __fentry__, uftrace's):
   fib     fib(N) in one thread, 2*fib(N+1)-1 calls
   fib2t   fib(N-1) in each of two threads
 
@@ -83,6 +84,9 @@ def tools_for(work, ct, args):
         t['lttng-ust'] = (['./fib_fi'] + args, dict(os.environ, LD_PRELOAD=lttng))
     t['calltrace'] = ([ct, 'record', '-o', 'ct.data', '--', './fib_fi'] + args, None)
     t['calltrace-ring'] = ([ct, 'record', '--ring', '1M', '-o', 'ctr.data', '--', './fib_fi'] + args, None)
+    t['ct-fentry'] = ([ct, 'record', '-o', 'ctf.data', '--', './fib_fentry'] + args, None)
+    if shutil.which('uftrace'):
+        t['uftrace-fentry'] = (['uftrace', 'record', '-d', 'uf.data', './fib_fentry'] + args, None)
     return t
 
 
@@ -100,7 +104,7 @@ def bench(name, args, calls, ct, runs, work):
     if 'lttng-ust' in tools:
         lttng_session(work, True)
     res = {k: [] for k in tools}
-    details, ring_details = [], []
+    details, ring_details, fentry_details = [], [], []
     for i in range(runs + 1):
         for k, (cmd, env) in tools.items():
             shutil.rmtree(f'{work}/uf.data', ignore_errors=True)
@@ -112,6 +116,8 @@ def bench(name, args, calls, ct, runs, work):
                 details.append(calltrace_details(ct, 'ct.data', work))
             if k == 'calltrace-ring':
                 ring_details.append(calltrace_details(ct, 'ctr.data', work))
+            if k == 'ct-fentry':
+                fentry_details.append(calltrace_details(ct, 'ctf.data', work))
     if 'lttng-ust' in tools:
         lttng_session(work, False)
     pw = statistics.median(x[0] for x in res['plain'])
@@ -132,9 +138,10 @@ def bench(name, args, calls, ct, runs, work):
             'recorder_peak_mib': d['recorder_rss_mib'],
             'trace_bytes': d['bytes'],
         })
-    if ring_details:
-        rows['calltrace-ring']['program_ns_per_call'] = (
-            statistics.median(x['program_cpu'] for x in ring_details) - pc) / calls * 1e9
+    for key, det in (('calltrace-ring', ring_details), ('ct-fentry', fentry_details)):
+        if det:
+            rows[key]['program_ns_per_call'] = (
+                statistics.median(x['program_cpu'] for x in det) - pc) / calls * 1e9
     return rows
 
 
@@ -155,6 +162,13 @@ def report(name, calls, runs, rows):
         if peer in rows and rows[peer]['cpu_ns_per_call'] > 0:
             print(f"  calltrace / {peer}: total CPU per call {c['cpu_ns_per_call'] / rows[peer]['cpu_ns_per_call']:.3f}, "
                   f"wall per call {c['wall_ns_per_call'] / rows[peer]['wall_ns_per_call']:.3f}")
+    f = rows.get('ct-fentry', {})
+    if 'program_ns_per_call' in f:
+        print(f"  calltrace, -pg -mfentry build: program {f['program_ns_per_call']:.1f} ns/call")
+    u = rows.get('uftrace-fentry', {})
+    if f and u.get('cpu_ns_per_call', 0) > 0:
+        print(f"  calltrace / uftrace, both -pg -mfentry: total CPU per call {f['cpu_ns_per_call'] / u['cpu_ns_per_call']:.3f}, "
+              f"wall per call {f['wall_ns_per_call'] / u['wall_ns_per_call']:.3f}")
 
 
 def main():
@@ -170,7 +184,9 @@ def main():
     try:
         open(f'{work}/fib.c', 'w').write(FIB)
         open(f'{work}/nop.c', 'w').write(NOP)
-        for out, flags in (('fib_plain', []), ('fib_fi', ['-finstrument-functions'])):
+        # -pg to the compiler only (as calltrace-cc does): no gprof start files
+        for out, flags in (('fib_plain', []), ('fib_fi', ['-finstrument-functions']),
+                           ('fib_fentry', ['-Wp,-p', '-mfentry'])):
             subprocess.run(['gcc', '-O2', '-g', '-pthread', *flags, 'fib.c', '-o', out], cwd=work, check=True)
         subprocess.run(['gcc', '-O2', '-shared', '-fPIC', 'nop.c', '-o', 'libnop.so'], cwd=work, check=True)
         print(f'machine: {os.cpu_count()} cpus, {open("/proc/cpuinfo").read().split("model name")[1].split(":")[1].splitlines()[0].strip()}')
