@@ -24,8 +24,15 @@ extern "C" {
 #define CALLTRACE_API_VERSION 1
 #define CALLTRACE_API __attribute__((visibility("default")))
 
-/* Keep one function out of the trace (its callees are still traced). */
+/* Keep one function out of the trace (its callees are still traced), whatever the method. */
+#if defined(__has_attribute)
+#if __has_attribute(patchable_function_entry)
+#define CALLTRACE_NO_TRACE __attribute__((no_instrument_function, patchable_function_entry(0, 0)))
+#endif
+#endif
+#ifndef CALLTRACE_NO_TRACE
 #define CALLTRACE_NO_TRACE __attribute__((no_instrument_function))
+#endif
 
 /* 1 when calls of this process are being recorded, else 0. */
 CALLTRACE_API int calltrace_active(void);

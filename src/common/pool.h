@@ -43,6 +43,7 @@
 /* ct_pool_ctl.methods */
 #define CT_METHOD_FINSTRUMENT 1u /* __cyg_profile_func_enter/exit */
 #define CT_METHOD_FENTRY      2u /* __fentry__ and the return trampoline */
+#define CT_METHOD_PATCHABLE   4u /* patchable entries we made call __fentry__ */
 
 /* pool states */
 #define CT_POOL_RECORDING 0u
@@ -112,6 +113,8 @@ struct ct_pool_ctl {
 	_Atomic int32_t live_procs;	     /* standalone: traced processes not yet ended */
 	_Atomic uint32_t finished;	     /* standalone: the trace is written (futex) */
 	_Atomic uint32_t methods;	     /* CT_METHOD_*: the hooks threads were traced by */
+	_Atomic uint32_t patched;	     /* patchable entries turned into calls */
+	_Atomic uint32_t patch_skipped;	     /* entries left alone (not the expected nops, too far) */
 
 	uint8_t pad[64];
 	struct ct_chunk_desc desc[];

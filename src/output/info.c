@@ -115,6 +115,11 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 		fprintf(out, ", %s", v);
 	}
 	fputc('\n', out);
+	if ((v = ct_trace_meta(t, "patched"))) {
+		const char *skipped = ct_trace_meta(t, "patch_skipped");
+		fprintf(out, "patched:    %s function entries (%s left alone: not the expected nops)\n",
+			v, skipped ? skipped : "0");
+	}
 	v = ct_trace_meta(t, "clock");
 	fprintf(out, "clock:      %s", v ? v : "?");
 	if (v && !strcmp(v, "tsc"))

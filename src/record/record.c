@@ -277,10 +277,21 @@ static void ct_write_method(struct ct_session *s)
 {
 	uint32_t m = atomic_load(&s->pool.ctl->methods);
 	struct ct_buf b = { 0 };
-	ct_meta_add(&b, "method",
-		    m == (CT_METHOD_FINSTRUMENT | CT_METHOD_FENTRY) ? "finstrument+fentry" :
-		    m == CT_METHOD_FENTRY			      ? "fentry" :
-								"finstrument");
+	char methods[64] = "", n[32];
+	if (m & CT_METHOD_PATCHABLE) /* the entries we patched call __fentry__ */
+		m &= ~CT_METHOD_FENTRY;
+	static const char *const names[] = { "finstrument", "fentry", "patchable" };
+	for (unsigned i = 0; i < 3; i++)
+		if (m & (1u << i))
+			snprintf(methods + strlen(methods), sizeof(methods) - strlen(methods), "%s%s",
+				 *methods ? "+" : "", names[i]);
+	ct_meta_add(&b, "method", *methods ? methods : "finstrument");
+	if (atomic_load(&s->pool.ctl->patched) || atomic_load(&s->pool.ctl->patch_skipped)) {
+		snprintf(n, sizeof(n), "%u", atomic_load(&s->pool.ctl->patched));
+		ct_meta_add(&b, "patched", n);
+		snprintf(n, sizeof(n), "%u", atomic_load(&s->pool.ctl->patch_skipped));
+		ct_meta_add(&b, "patch_skipped", n);
+	}
 	ct_writer_block(&s->w, CT_BLOCK_META, 0, b.data, (uint32_t)b.len, NULL, 0);
 	ct_buf_free(&b);
 }

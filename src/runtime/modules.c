@@ -137,6 +137,8 @@ int ct_check_modules(struct ct_thread *t, int force)
 		dl_iterate_phdr(ct_module_cb, &scan);
 	}
 	atomic_store(&ct_scanning, 0);
+	if (scan.emit)
+		ct_patch_modules(); /* the loader added some: any patchable entries? */
 	return scan.emit;
 }
 

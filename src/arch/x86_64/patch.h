@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * x86-64 code patching: what a patchable entry looks like before we touch it,
+ * the call we write there, and the far jump that takes it to the runtime.
+ */
+#ifndef CT_ARCH_X86_64_PATCH_H
+#define CT_ARCH_X86_64_PATCH_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define CT_PATCH_LEN 5 /* call rel32 */
+#define CT_THUNK_LEN 14 /* jmp *0(%rip); .quad target */
+
+/*
+ * -fpatchable-function-entry=5,0: gcc's five 1-byte nops, clang's one 5-byte
+ * nop (nopl disp8(%rax,%rax,1), whatever the displacement).
+ */
+static inline int ct_arch_is_entry_nop(const uint8_t *p)
+{
+	static const uint8_t gcc_nops[5] = { 0x90, 0x90, 0x90, 0x90, 0x90 };
+	static const uint8_t nopl[4] = { 0x0f, 0x1f, 0x44, 0x00 };
+	return !memcmp(p, gcc_nops, 5) || !memcmp(p, nopl, 4);
+}
+
+/* "call to" at at; 0 if to is farther than a rel32 reaches. */
+static inline int ct_arch_encode_call(uint8_t out[CT_PATCH_LEN], uintptr_t at, uintptr_t to)
+{
+	int64_t rel = (int64_t)(to - (at + CT_PATCH_LEN));
+	if (rel != (int32_t)rel)
+		return 0;
+	int32_t r32 = (int32_t)rel;
+	out[0] = 0xe8;
+	memcpy(out + 1, &r32, 4);
+	return 1;
+}
+
+/* An absolute jump to target, reachable by rel32 from the code it serves. */
+static inline void ct_arch_encode_thunk(uint8_t out[CT_THUNK_LEN], uintptr_t target)
+{
+	static const uint8_t jmp_rip[6] = { 0xff, 0x25, 0x00, 0x00, 0x00, 0x00 };
+	memcpy(out, jmp_rip, 6);
+	memcpy(out + 6, &target, 8);
+}
+
+#endif
