@@ -187,8 +187,10 @@ CT_EXPORT int dlclose(void *handle)
 	int err = errno;
 	dl_iterate_phdr(ct_span_cb, &after);
 	for (size_t i = 0; i < before.n; i++)
-		if (!ct_span_present(&after, &before.span[i]))
+		if (!ct_span_present(&after, &before.span[i])) {
 			ct_emit_ext(CT_EXT_UNLOAD, &before.span[i], sizeof(before.span[i]), 1);
+			ct_patch_forget(); /* another may be loaded where it was */
+		}
 	errno = err;
 	return r;
 }

@@ -30,6 +30,8 @@ void __fentry__(void);
 
 static uintptr_t ct_done[CT_MAX_MODULES]; /* load bases of the modules looked at */
 static unsigned ct_ndone;
+static uintptr_t ct_thunks[CT_MAX_MODULES]; /* ours: a call to one is a patched entry */
+static unsigned ct_nthunks;
 static _Atomic int ct_busy;
 static ElfW(Shdr) ct_shdrs[CT_SHDR_BYTES / sizeof(ElfW(Shdr))];
 static char ct_names[64 << 10];
@@ -92,8 +94,25 @@ static uintptr_t ct_thunk_near(uintptr_t lo, uintptr_t hi)
 		ct_arch_encode_thunk(thunk, (uintptr_t)__fentry__);
 		memcpy(m, thunk, sizeof(thunk));
 		mprotect(m, (size_t)page, PROT_READ | PROT_EXEC);
+		if (ct_nthunks < CT_MAX_MODULES)
+			ct_thunks[ct_nthunks++] = (uintptr_t)m;
 		return (uintptr_t)m;
 	}
+	return 0;
+}
+
+/* Patched already (a module looked at again after a dlclose elsewhere)? */
+static int ct_patched_already(uintptr_t at)
+{
+	const uint8_t *p = (const uint8_t *)at;
+	int32_t rel;
+	if (p[0] != 0xe8)
+		return 0;
+	memcpy(&rel, p + 1, 4);
+	uintptr_t to = at + CT_PATCH_LEN + (intptr_t)rel;
+	for (unsigned i = 0; i < ct_nthunks; i++)
+		if (ct_thunks[i] == to)
+			return 1;
 	return 0;
 }
 
@@ -107,6 +126,8 @@ static void ct_patch_entries(const uintptr_t *entries, size_t n, uintptr_t thunk
 	for (size_t i = 0; i < n; i++) {
 		uintptr_t at = entries[i];
 		uint8_t call[CT_PATCH_LEN];
+		if (at && ct_patched_already(at))
+			continue;
 		if (!at || !ct_arch_is_entry_nop((const uint8_t *)at) ||
 		    !ct_arch_encode_call(call, at, thunk)) {
 			skipped++;
@@ -165,6 +186,15 @@ static int ct_patch_module(struct dl_phdr_info *info, size_t size, void *data)
 	}
 	ct_patch_entries(entries, n, thunk);
 	return 0;
+}
+
+/* dlclose: a module loaded later may take the place of one looked at. */
+void ct_patch_forget(void)
+{
+	if (!atomic_exchange(&ct_busy, 1)) {
+		ct_ndone = 0;
+		atomic_store(&ct_busy, 0);
+	}
 }
 
 /* Patch the modules not looked at yet (the runtime is tracing). */

@@ -159,6 +159,7 @@ int ct_needs_describing(void) CT_HIDDEN;
 void ct_before_exit(void) CT_HIDDEN;
 /* patch.c: patchable entries of the modules not looked at yet become calls */
 void ct_patch_modules(void) CT_HIDDEN;
+void ct_patch_forget(void) CT_HIDDEN; /* after dlclose: look at every module again */
 /* modules.c */
 int ct_modules_changed(void) CT_HIDDEN;
 void ct_modules_forget(void) CT_HIDDEN;

@@ -18,7 +18,7 @@ case $build in /*) ;; *) build=$root/$build ;; esac
 CT=${CALLTRACE:-$build/calltrace}
 out=${TEST_OUT:-$build/tests}/api
 PY=${PY:-python3}
-COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O2-fentry clang-O2-fentry}
+COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O2-fentry clang-O2-fentry gcc-O2-patchable}
 rm -rf "$out"
 mkdir -p "$out"
 pass() { echo "ok api/$1"; }

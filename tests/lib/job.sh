@@ -7,8 +7,9 @@
 #   job.sh PROG COMBO        e.g. job.sh longjmp clang-O2, job.sh fib gcc-O2-fentry
 #
 # COMBO is COMPILER-OPT[-METHOD]: METHOD finstrument (the default) builds with
-# -finstrument-functions, fentry through calltrace-cc --method=fentry (-pg
-# -mfentry, without gprof's start files).
+# -finstrument-functions; fentry and patchable through calltrace-cc
+# --method=METHOD (-pg -mfentry without gprof's start files;
+# -fpatchable-function-entry=5,0).
 #
 # Environment (set by run.sh): ROOT, OUT, CT (path of calltrace, or empty
 # when it is not built: the record checks are then left out), PY (python3).
@@ -61,6 +62,13 @@ status_text() {
 	*) echo "status $1" ;;
 	esac
 }
+
+# CT-METHODS: the methods that can see all the program's calls (default: all)
+methods=$(directive METHODS)
+if [ -n "$methods" ] && ! [[ " $methods " == *" $method "* ]]; then
+	echo "ok $prog/$combo/build # SKIP not for $method (CT-METHODS: $methods)" >>"$RES"
+	exit 0
+fi
 
 # ---- build -----------------------------------------------------------------
 flags=(-g -finstrument-functions "-$opt" -Wall -pthread "-I$P" "$std")

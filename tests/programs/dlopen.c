@@ -7,6 +7,10 @@
  *
  * CT-DLOPEN: libctplugin.so parts/plugin.c
  * CT-LDLIBS: -ldl
+ *
+ * CT-METHODS: finstrument fentry
+ * (patchable: the plugin's constructor runs inside dlopen, before calltrace
+ * can patch the library)
  */
 #include <dlfcn.h>
 #define FUNCS(X) X(main, "main") X(load_and_run, "load_and_run")
