@@ -85,6 +85,7 @@ def tools_for(work, ct, args):
     t['calltrace'] = ([ct, 'record', '-o', 'ct.data', '--', './fib_fi'] + args, None)
     t['calltrace-ring'] = ([ct, 'record', '--ring', '1M', '-o', 'ctr.data', '--', './fib_fi'] + args, None)
     t['ct-fentry'] = ([ct, 'record', '-o', 'ctf.data', '--', './fib_fentry'] + args, None)
+    t['ct-patchable'] = ([ct, 'record', '-o', 'ctp.data', '--', './fib_patchable'] + args, None)
     if shutil.which('uftrace'):
         t['uftrace-fentry'] = (['uftrace', 'record', '-d', 'uf.data', './fib_fentry'] + args, None)
     return t
@@ -104,7 +105,7 @@ def bench(name, args, calls, ct, runs, work):
     if 'lttng-ust' in tools:
         lttng_session(work, True)
     res = {k: [] for k in tools}
-    details, ring_details, fentry_details = [], [], []
+    details, ring_details, fentry_details, patch_details = [], [], [], []
     for i in range(runs + 1):
         for k, (cmd, env) in tools.items():
             shutil.rmtree(f'{work}/uf.data', ignore_errors=True)
@@ -118,6 +119,8 @@ def bench(name, args, calls, ct, runs, work):
                 ring_details.append(calltrace_details(ct, 'ctr.data', work))
             if k == 'ct-fentry':
                 fentry_details.append(calltrace_details(ct, 'ctf.data', work))
+            if k == 'ct-patchable':
+                patch_details.append(calltrace_details(ct, 'ctp.data', work))
     if 'lttng-ust' in tools:
         lttng_session(work, False)
     pw = statistics.median(x[0] for x in res['plain'])
@@ -138,10 +141,24 @@ def bench(name, args, calls, ct, runs, work):
             'recorder_peak_mib': d['recorder_rss_mib'],
             'trace_bytes': d['bytes'],
         })
-    for key, det in (('calltrace-ring', ring_details), ('ct-fentry', fentry_details)):
-        if det:
-            rows[key]['program_ns_per_call'] = (
-                statistics.median(x['program_cpu'] for x in det) - pc) / calls * 1e9
+    if ring_details:
+        rows['calltrace-ring']['program_ns_per_call'] = (
+            statistics.median(x['program_cpu'] for x in ring_details) - pc) / calls * 1e9
+    # -pg -mfentry and patchable entries see only the calls the optimised code
+    # makes (gcc makes a loop of one of fib's two calls): per call is per call
+    # the trace counts, for calltrace and for uftrace on the same binary
+    for key, det, peer in (('ct-fentry', fentry_details, 'uftrace-fentry'),
+                           ('ct-patchable', patch_details, None)):
+        if not det:
+            continue
+        seen = statistics.median(x['records'] for x in det) / 2
+        for k in (key, peer):
+            if k in rows:
+                rows[k]['calls'] = seen
+                rows[k]['wall_ns_per_call'] = (rows[k]['wall_s'] - pw) / seen * 1e9
+                rows[k]['cpu_ns_per_call'] = (rows[k]['cpu_s'] - pc) / seen * 1e9
+        rows[key]['program_ns_per_call'] = (
+            statistics.median(x['program_cpu'] for x in det) - pc) / seen * 1e9
     return rows
 
 
@@ -164,7 +181,10 @@ def report(name, calls, runs, rows):
                   f"wall per call {c['wall_ns_per_call'] / rows[peer]['wall_ns_per_call']:.3f}")
     f = rows.get('ct-fentry', {})
     if 'program_ns_per_call' in f:
-        print(f"  calltrace, -pg -mfentry build: program {f['program_ns_per_call']:.1f} ns/call")
+        print(f"  calltrace, -pg -mfentry build ({f['calls']:,.0f} calls made): program {f['program_ns_per_call']:.1f} ns/call")
+    p = rows.get('ct-patchable', {})
+    if 'program_ns_per_call' in p:
+        print(f"  calltrace, -fpatchable-function-entry build ({p['calls']:,.0f} calls made): program {p['program_ns_per_call']:.1f} ns/call")
     u = rows.get('uftrace-fentry', {})
     if f and u.get('cpu_ns_per_call', 0) > 0:
         print(f"  calltrace / uftrace, both -pg -mfentry: total CPU per call {f['cpu_ns_per_call'] / u['cpu_ns_per_call']:.3f}, "
@@ -186,7 +206,8 @@ def main():
         open(f'{work}/nop.c', 'w').write(NOP)
         # -pg to the compiler only (as calltrace-cc does): no gprof start files
         for out, flags in (('fib_plain', []), ('fib_fi', ['-finstrument-functions']),
-                           ('fib_fentry', ['-Wp,-p', '-mfentry'])):
+                           ('fib_fentry', ['-Wp,-p', '-mfentry']),
+                           ('fib_patchable', ['-fpatchable-function-entry=5,0'])):
             subprocess.run(['gcc', '-O2', '-g', '-pthread', *flags, 'fib.c', '-o', out], cwd=work, check=True)
         subprocess.run(['gcc', '-O2', '-shared', '-fPIC', 'nop.c', '-o', 'libnop.so'], cwd=work, check=True)
         print(f'machine: {os.cpu_count()} cpus, {open("/proc/cpuinfo").read().split("model name")[1].split(":")[1].splitlines()[0].strip()}')
