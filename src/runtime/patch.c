@@ -2,7 +2,8 @@
 /*
  * Patchable entries (-fpatchable-function-entry=5,0): the compiler leaves 5
  * bytes of nops at each function's entry and lists them in the allocated
- * section __patchable_function_entries. We write "call thunk" over the nops;
+ * section __patchable_function_entries (gcc's -mnop-mcount -mrecord-mcount
+ * does the same in __mcount_loc). We write "call thunk" over the nops;
  * the thunk, in a page mapped within reach of the module, jumps to
  * __fentry__, which sees exactly what a -mfentry call gives it: the
  * function's return-address slot and a call site 5 bytes into the function.
@@ -157,21 +158,9 @@ static void ct_patch_entries(const uintptr_t *entries, size_t n, uintptr_t thunk
 		atomic_fetch_or(&ct_ctl->methods, CT_METHOD_PATCHABLE);
 }
 
-static int ct_patch_module(struct dl_phdr_info *info, size_t size, void *data)
+/* The entries one section lists (absolute addresses, relocated): patch them. */
+static void ct_patch_list(const uintptr_t *entries, size_t n)
 {
-	(void)size;
-	int *want_init = data;
-	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
-	uint64_t addr, bytes;
-	if (ct_ndone >= CT_MAX_MODULES || ct_already(info->dlpi_addr))
-		return 0;
-	ct_done[ct_ndone++] = info->dlpi_addr;
-	if (!ct_find_section(path, "__patchable_function_entries", &addr, &bytes) || !bytes)
-		return 0;
-	if (want_init && (*want_init = 1))
-		return 1; /* the caller only asked whether there is anything to patch */
-	const uintptr_t *entries = (const uintptr_t *)(info->dlpi_addr + addr);
-	size_t n = bytes / sizeof(uintptr_t);
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (entries[i] && entries[i] < lo)
@@ -182,9 +171,34 @@ static int ct_patch_module(struct dl_phdr_info *info, size_t size, void *data)
 	uintptr_t thunk = lo <= hi ? ct_thunk_near(lo, hi) : 0;
 	if (!thunk) {
 		atomic_fetch_add(&ct_ctl->patch_skipped, (uint32_t)n);
-		return 0;
+		return;
 	}
 	ct_patch_entries(entries, n, thunk);
+}
+
+/*
+ * The sections listing entries to patch: -fpatchable-function-entry's, and
+ * gcc's -mrecord-mcount list of the nops -mnop-mcount left where -mfentry
+ * calls would be.
+ */
+static const char *const ct_entry_sections[] = { "__patchable_function_entries", "__mcount_loc" };
+
+static int ct_patch_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	int *want_init = data;
+	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
+	uint64_t addr, bytes;
+	if (ct_ndone >= CT_MAX_MODULES || ct_already(info->dlpi_addr))
+		return 0;
+	ct_done[ct_ndone++] = info->dlpi_addr;
+	for (size_t k = 0; k < CT_ARRAY_LEN(ct_entry_sections); k++) {
+		if (!ct_find_section(path, ct_entry_sections[k], &addr, &bytes) || !bytes)
+			continue;
+		if (want_init && (*want_init = 1))
+			return 1; /* the caller only asked whether there is anything to patch */
+		ct_patch_list((const uintptr_t *)(info->dlpi_addr + addr), bytes / sizeof(uintptr_t));
+	}
 	return 0;
 }
 

@@ -88,6 +88,19 @@ for combo in $COMBOS; do
 	fi
 done
 
+# ---- gcc -fno-pie -mfentry: nops listed in __mcount_loc, patched at start -----------
+d=$out/nop-mcount
+mkdir -p "$d"
+if CALLTRACE_CC=gcc "$build/calltrace-cc" --method=fentry -O2 -fno-pie -no-pie -I"$root/include" \
+	"$here/gate.c" -o "$d/gate" -L"$build" -lcalltrace-api -Wl,-rpath,"$build" -lpthread 2>"$d/build.err" &&
+	"$CT" record -o "$d/gate.data" "$d/gate" >"$d/gate.out" 2>&1; then
+	tree nop-mcount "$d/gate.data" "$here/gate.tree"
+	"$CT" info -i "$d/gate.data" >"$d/info" 2>&1
+	grep -q '^patched: *[1-9]' "$d/info" || fail nop-mcount/info "info does not say entries were patched" "$d/info"
+else
+	fail nop-mcount "build or record failed" "$d/build.err"
+fi
+
 # ---- markers in the exports --------------------------------------------------
 d=$out/once
 mkdir -p "$d"
