@@ -12,7 +12,8 @@
 #   COMBOS="gcc-O0 ..."      compiler/optimisation[/method] combinations
 #                            (default: gcc-O0 gcc-O2 clang-O0 clang-O2, the same
 #                            with -fentry (built with -pg -mfentry), and
-#                            gcc-O2-patchable clang-O0-patchable)
+#                            gcc-O2-patchable clang-O0-patchable gcc-O2-mcount
+#                            clang-O0-mcount (plain -pg))
 #   JOBS=2                   programs built and checked in parallel
 #
 # Prints one line per test, `ok NAME` or `FAIL NAME: REASON` with details
@@ -29,7 +30,7 @@ esac
 OUT=${TEST_OUT:-$B/tests}
 CT=${CALLTRACE:-$B/calltrace}
 JOBS=${JOBS:-2}
-COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O0-fentry gcc-O2-fentry clang-O0-fentry clang-O2-fentry gcc-O2-patchable clang-O0-patchable}
+COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O0-fentry gcc-O2-fentry clang-O0-fentry clang-O2-fentry gcc-O2-patchable clang-O0-patchable gcc-O2-mcount clang-O0-mcount}
 FILTER=${1:-}
 LIB=$ROOT/tests/lib
 T_READ=${T_READ:-60}

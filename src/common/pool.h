@@ -44,6 +44,7 @@
 #define CT_METHOD_FINSTRUMENT 1u /* __cyg_profile_func_enter/exit */
 #define CT_METHOD_FENTRY      2u /* __fentry__ and the return trampoline */
 #define CT_METHOD_PATCHABLE   4u /* patchable entries we made call __fentry__ */
+#define CT_METHOD_MCOUNT      8u /* -pg without -mfentry: mcount */
 
 /* pool states */
 #define CT_POOL_RECORDING 0u

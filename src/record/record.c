@@ -280,8 +280,8 @@ static void ct_write_method(struct ct_session *s)
 	char methods[64] = "", n[32];
 	if (m & CT_METHOD_PATCHABLE) /* the entries we patched call __fentry__ */
 		m &= ~CT_METHOD_FENTRY;
-	static const char *const names[] = { "finstrument", "fentry", "patchable" };
-	for (unsigned i = 0; i < 3; i++)
+	static const char *const names[] = { "finstrument", "fentry", "patchable", "mcount" };
+	for (unsigned i = 0; i < 4; i++)
 		if (m & (1u << i))
 			snprintf(methods + strlen(methods), sizeof(methods) - strlen(methods), "%s%s",
 				 *methods ? "+" : "", names[i]);

@@ -2,7 +2,8 @@
 /*
  * Code built with -pg -mfentry: __fentry__ (src/arch/x86_64/fentry.S) runs
  * first thing in every function and calls ct_fentry_enter with the address
- * of the function's return address. We record the entry, keep that return
+ * of the function's return address (with -pg alone, mcount runs after the
+ * prologue and finds it through the frame pointer). We record the entry, keep that return
  * address in the shadow stack and put our return trampoline in its place;
  * when the function returns, ct_fentry_exit records the return and gives the
  * trampoline the real address to go back to.
@@ -23,6 +24,7 @@
 
 void ct_return_trampoline(void) CT_HIDDEN;
 void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site) CT_HIDDEN;
+void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site) CT_HIDDEN;
 uintptr_t ct_fentry_exit(uintptr_t *slot) CT_HIDDEN;
 
 /*
@@ -42,13 +44,14 @@ static uintptr_t ct_function_start(uintptr_t call_site)
 	return before == CT_ENDBR64 ? fn - 4 : fn;
 }
 
-void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site)
+/* The entry of the function at fn whose return address is at slot. */
+static void ct_hijack_enter(uintptr_t *slot, uintptr_t fn, uint32_t method)
 {
 	struct ct_thread *t = &ct_self;
-	uintptr_t fn = ct_function_start(call_site), sp = (uintptr_t)slot;
+	uintptr_t sp = (uintptr_t)slot;
 	struct ct_shadow_frame *s = t->shadow;
 
-	if (ct_unlikely(!s) && !(s = ct_shadow_alloc(t, CT_METHOD_FENTRY)))
+	if (ct_unlikely(!s) && !(s = ct_shadow_alloc(t, method)))
 		return;
 	int gated = ct_gated(t);
 	uint32_t d = t->sdepth;
@@ -73,6 +76,17 @@ void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site)
 		ct_paused_at(t, d);
 	else
 		ct_emit_event(CT_EV_ENTER, fn, sp);
+}
+
+void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site)
+{
+	ct_hijack_enter(slot, ct_function_start(call_site), CT_METHOD_FENTRY);
+}
+
+/* -pg alone: the call site is after the prologue; the reader finds the function around it. */
+void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site)
+{
+	ct_hijack_enter(slot, call_site, CT_METHOD_MCOUNT);
 }
 
 static __attribute__((noreturn)) void ct_lost_return(void)

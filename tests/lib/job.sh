@@ -9,7 +9,7 @@
 # COMBO is COMPILER-OPT[-METHOD]: METHOD finstrument (the default) builds with
 # -finstrument-functions; fentry and patchable through calltrace-cc
 # --method=METHOD (-pg -mfentry without gprof's start files;
-# -fpatchable-function-entry=5,0).
+# -fpatchable-function-entry=5,0); mcount with plain -pg, as for gprof.
 #
 # Environment (set by run.sh): ROOT, OUT, CT (path of calltrace, or empty
 # when it is not built: the record checks are then left out), PY (python3).
@@ -72,7 +72,9 @@ fi
 
 # ---- build -----------------------------------------------------------------
 flags=(-g -finstrument-functions "-$opt" -Wall -pthread "-I$P" "$std")
-if [ "$method" != finstrument ]; then
+if [ "$method" = mcount ]; then
+	flags=(-g -pg "-$opt" -Wall -pthread "-I$P" "$std") # gprof's build, gmon.out and all
+elif [ "$method" != finstrument ]; then
 	# the compiler wrapper knows each compiler's flags for the method
 	if [ "$lang" = c ]; then
 		export CALLTRACE_CC=$cc

@@ -72,6 +72,66 @@ __fentry__:
 	.cfi_endproc
 	.size	__fentry__, .-__fentry__
 
+	/*
+	 * Code built with -pg alone calls mcount after its prologue (push %rbp;
+	 * mov %rsp, %rbp: -pg keeps the frame pointer), so the function's return
+	 * address is at 8(%rbp) and the call site is inside the function.
+	 */
+	.globl	mcount
+	.type	mcount, @function
+	.p2align 4
+mcount:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	leaq	8(%rbp), %r11	/* the traced function's return-address slot */
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	andq	$-16, %rsp
+	subq	$208, %rsp
+	movq	%rax, 0(%rsp)
+	movq	%rdi, 8(%rsp)
+	movq	%rsi, 16(%rsp)
+	movq	%rdx, 24(%rsp)
+	movq	%rcx, 32(%rsp)
+	movq	%r8, 40(%rsp)
+	movq	%r9, 48(%rsp)
+	movq	%r10, 56(%rsp)
+	movaps	%xmm0, 80(%rsp)
+	movaps	%xmm1, 96(%rsp)
+	movaps	%xmm2, 112(%rsp)
+	movaps	%xmm3, 128(%rsp)
+	movaps	%xmm4, 144(%rsp)
+	movaps	%xmm5, 160(%rsp)
+	movaps	%xmm6, 176(%rsp)
+	movaps	%xmm7, 192(%rsp)
+	movq	%r11, %rdi
+	movq	8(%rbp), %rsi	/* the call site, inside the function */
+	call	ct_mcount_enter
+	movaps	192(%rsp), %xmm7
+	movaps	176(%rsp), %xmm6
+	movaps	160(%rsp), %xmm5
+	movaps	144(%rsp), %xmm4
+	movaps	128(%rsp), %xmm3
+	movaps	112(%rsp), %xmm2
+	movaps	96(%rsp), %xmm1
+	movaps	80(%rsp), %xmm0
+	movq	56(%rsp), %r10
+	movq	48(%rsp), %r9
+	movq	40(%rsp), %r8
+	movq	32(%rsp), %rcx
+	movq	24(%rsp), %rdx
+	movq	16(%rsp), %rsi
+	movq	8(%rsp), %rdi
+	movq	0(%rsp), %rax
+	movq	%rbp, %rsp
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+	.size	mcount, .-mcount
+
 	.globl	ct_return_trampoline
 	.hidden	ct_return_trampoline
 	.type	ct_return_trampoline, @function
