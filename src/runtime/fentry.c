@@ -135,7 +135,8 @@ void ct_fentry_unhook(struct ct_thread *t)
 	uint32_t kept = t->sdepth < CT_SHADOW_CAP ? t->sdepth : CT_SHADOW_CAP;
 	int any = 0;
 	for (uint32_t i = 0; s && i < kept; i++) {
-		if (s[i].ret) {
+		/* a tail call's frame keeps the trampoline: its caller's, at the same slot, is real */
+		if (s[i].ret && s[i].ret != (uintptr_t)ct_return_trampoline) {
 			*(uintptr_t *)s[i].sp = s[i].ret;
 			any = 1;
 		}
