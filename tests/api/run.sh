@@ -21,6 +21,7 @@ PY=${PY:-python3}
 COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O2-fentry clang-O2-fentry gcc-O2-patchable}
 rm -rf "$out"
 mkdir -p "$out"
+cd "$out" || exit 1 # what the programs leave (a -pg build's gmon.out) stays here
 pass() { echo "ok api/$1"; }
 fail() {
 	echo "FAIL api/$1: $2"
