@@ -7,9 +7,9 @@
 static const char ct_record_help[] =
 	"usage: calltrace record [options] [--] PROG [ARGS...]\n\n"
 	"Run PROG with the calltrace runtime preloaded and record every function call and\n"
-	"return of its instrumented code (built with -finstrument-functions), in every\n"
-	"thread and every child process. Exits with PROG's exit status (128+N if a signal\n"
-	"N killed it).\n\n"
+	"return of its instrumented code (built with -finstrument-functions, -pg [-mfentry]\n"
+	"or -fpatchable-function-entry=5, e.g. by calltrace-cc), in every thread and every\n"
+	"child process. Exits with PROG's exit status (128+N if a signal N killed it).\n\n"
 	"  -o, --output=PATH      write the trace to PATH (default: calltrace.data)\n"
 	"  -b, --buffer-size=SIZE shared buffer between the program and the recorder\n"
 	"                         (default 32M; at least 4 chunks)\n"
