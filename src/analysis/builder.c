@@ -82,7 +82,7 @@ static void ct_on_landing(struct ct_builder *b, const struct ct_event *ev)
 {
 	uint64_t w[2];
 	ct_event_payload(ev, w, sizeof(w));
-	b->landing_sp = (w[0] >> 4) & CT_EV_SP_MASK;
+	b->landing_sp = ct_ev_sp_units(w[0]);
 	b->landing_fn = w[1];
 	ct_land_at(b, b->landing_sp, ev->clock);
 }

@@ -7,12 +7,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -72,9 +70,7 @@ static int ct_request_snapshot(pid_t pid)
 	}
 	int ring = ctl->flags & CT_POOL_RING;
 	if (ring) {
-		atomic_fetch_add(&ctl->snapshot_requests, 1);
-		atomic_fetch_add(&ctl->wake_seq, 1);
-		syscall(SYS_futex, &ctl->wake_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+		ct_pool_request_snapshot(ctl);
 	}
 	munmap(ctl, sizeof(*ctl));
 	if (!ring) {

@@ -95,6 +95,12 @@ static inline int ct_ext_is_mark(uint32_t type)
 
 #define CT_EXT_MAX_WORDS 2048 /* 16 KiB of payload at most */
 
+/* A stack pointer as records carry it: 16-byte units, 31 bits. */
+static inline uint64_t ct_ev_sp_units(uint64_t cfa)
+{
+	return (cfa >> 4) & CT_EV_SP_MASK;
+}
+
 static inline uint64_t ct_ev_word0(uint64_t clock, uint64_t cfa)
 {
 	return clock << 16 | ((cfa >> 4) & 0xffff);

@@ -23,6 +23,9 @@
 
 #include <stdint.h>
 #include <stdatomic.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define CT_POOL_MAGIC	UINT64_C(0x4c4f4f5054435443) /* "CTCTPOOL" */
 #define CT_POOL_VERSION 2
@@ -154,6 +157,20 @@ static inline int64_t ct_pool_pop_free(struct ct_pool_ctl *ctl)
 			return top - 1;
 		}
 	}
+}
+
+/* Wake the recorder (a plain futex wake: async-signal-safe). */
+static inline void ct_pool_wake_recorder(struct ct_pool_ctl *ctl)
+{
+	atomic_fetch_add(&ctl->wake_seq, 1);
+	syscall(SYS_futex, &ctl->wake_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* Flight recorder: ask for a snapshot (SIGUSR2, calltrace snapshot, calltrace_snapshot()). */
+static inline void ct_pool_request_snapshot(struct ct_pool_ctl *ctl)
+{
+	atomic_fetch_add(&ctl->snapshot_requests, 1);
+	ct_pool_wake_recorder(ctl);
 }
 
 static inline void ct_pool_push_free(struct ct_pool_ctl *ctl, uint32_t idx)

@@ -10,14 +10,11 @@
  * still open, and the calls entered meanwhile that are still open, so the
  * reader's tree goes on exactly where the program is.
  */
-#include <linux/futex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#define ct_min(a, b) ((a) < (b) ? (a) : (b))
 
 #include "runtime.h"
 #include "shadow.h"
@@ -28,11 +25,6 @@ CT_HIDDEN int ct_paused_all;
 /* At most this many calls entered while tracing was off are told. */
 #define CT_RESUME_MAX 128
 
-static uint64_t ct_sp_units(uintptr_t sp)
-{
-	return (sp >> 4) & CT_EV_SP_MASK;
-}
-
 static void ct_resume(struct ct_thread *t, uintptr_t sp)
 {
 	struct {
@@ -40,19 +32,19 @@ static void ct_resume(struct ct_thread *t, uintptr_t sp)
 		struct ct_ext_frame f[CT_RESUME_MAX];
 	} rec;
 	const struct ct_shadow_frame *s = t->shadow;
-	uint32_t from = t->resume_from, to = ct_min(t->sdepth, CT_SHADOW_CAP);
+	uint32_t from = t->resume_from, to = ct_shadow_kept(t);
 
 	memset(&rec.r, 0, sizeof(rec.r));
-	rec.r.sp = ct_sp_units(sp);
+	rec.r.sp = ct_ev_sp_units(sp);
 	if (s && from && from <= to) {
 		rec.r.keep.fn = s[from - 1].fn;
-		rec.r.keep.sp = ct_sp_units(s[from - 1].sp);
+		rec.r.keep.sp = ct_ev_sp_units(s[from - 1].sp);
 	}
 	if (to > from + CT_RESUME_MAX)
 		to = from + CT_RESUME_MAX;
 	for (uint32_t i = from; s && i < to; i++) {
 		rec.f[rec.r.nframes].fn = s[i].fn;
-		rec.f[rec.r.nframes++].sp = ct_sp_units(s[i].sp);
+		rec.f[rec.r.nframes++].sp = ct_ev_sp_units(s[i].sp);
 	}
 	ct_emit_ext(CT_EXT_RESUME, &rec,
 		    (uint32_t)(sizeof(rec.r) + rec.r.nframes * sizeof(rec.f[0])), 1);
@@ -111,7 +103,7 @@ CT_EXPORT void calltrace_mark(const char *fmt, ...)
 	} rec;
 	struct ct_thread *t = &ct_self;
 
-	rec.sp = ct_sp_units(CT_ARCH_CALLER_SP());
+	rec.sp = ct_ev_sp_units(CT_ARCH_CALLER_SP());
 	if (!fmt || ct_init_outside() != 0 || ct_gated(t))
 		return;
 	va_list ap;
@@ -128,9 +120,6 @@ CT_EXPORT int calltrace_snapshot(void)
 {
 	if (ct_init_outside() != 0 || !(ct_ctl->flags & CT_POOL_RING))
 		return -1;
-	/* what `calltrace snapshot PID` and SIGUSR2 do */
-	atomic_fetch_add(&ct_ctl->snapshot_requests, 1);
-	atomic_fetch_add(&ct_ctl->wake_seq, 1);
-	syscall(SYS_futex, &ct_ctl->wake_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+	ct_pool_request_snapshot(ct_ctl);
 	return 0;
 }

@@ -102,7 +102,7 @@ static __attribute__((noreturn)) void ct_lost_return(void)
 static uintptr_t ct_fentry_pop(struct ct_thread *t, uintptr_t sp)
 {
 	struct ct_shadow_frame *s = t->shadow;
-	uint32_t d = t->sdepth < CT_SHADOW_CAP ? t->sdepth : CT_SHADOW_CAP;
+	uint32_t d = ct_shadow_kept(t);
 
 	while (d && !(s[d - 1].sp == sp && s[d - 1].ret))
 		d--;
@@ -132,7 +132,7 @@ uintptr_t ct_fentry_exit(uintptr_t *slot)
 void ct_fentry_unhook(struct ct_thread *t)
 {
 	struct ct_shadow_frame *s = t->shadow;
-	uint32_t kept = t->sdepth < CT_SHADOW_CAP ? t->sdepth : CT_SHADOW_CAP;
+	uint32_t kept = ct_shadow_kept(t);
 	int any = 0;
 	for (uint32_t i = 0; s && i < kept; i++) {
 		/* a tail call's frame keeps the trampoline: its caller's, at the same slot, is real */
@@ -148,7 +148,7 @@ void ct_fentry_unhook(struct ct_thread *t)
 void ct_fentry_rehook(struct ct_thread *t)
 {
 	struct ct_shadow_frame *s = t->shadow;
-	uint32_t kept = t->sdepth < CT_SHADOW_CAP ? t->sdepth : CT_SHADOW_CAP;
+	uint32_t kept = ct_shadow_kept(t);
 	if (!t->unhooked)
 		return;
 	t->unhooked = 0;

@@ -12,10 +12,8 @@
  * taken across a reuse is seen to be stale and dropped.
  */
 #include <errno.h>
-#include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -58,9 +56,7 @@ static void ct_on_snapshot_signal(int sig)
 	struct ct_pool_ctl *ctl = ct_ctl;
 	int err = errno;
 	(void)sig;
-	atomic_fetch_add(&ctl->snapshot_requests, 1);
-	atomic_fetch_add(&ctl->wake_seq, 1);
-	syscall(SYS_futex, &ctl->wake_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+	ct_pool_request_snapshot(ctl);
 	errno = err;
 }
 

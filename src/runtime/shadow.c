@@ -41,12 +41,6 @@ void ct_shadow_free(struct ct_thread *t)
 		munmap(s, CT_SHADOW_CAP * sizeof(*s));
 }
 
-/* How many frames are kept. */
-static uint32_t ct_shadow_kept(const struct ct_thread *t)
-{
-	return t->sdepth < CT_SHADOW_CAP ? t->sdepth : CT_SHADOW_CAP;
-}
-
 /*
  * Keep the frames outside the landing frame, from the outermost in: a frame
  * at a lower stack pointer is inside it, and so is everything after it (a

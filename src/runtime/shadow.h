@@ -38,6 +38,12 @@ void ct_shadow_land(struct ct_thread *t, uintptr_t sp) CT_HIDDEN;
 uint32_t ct_shadow_signal(struct ct_thread *t, int sig, uintptr_t sp) CT_HIDDEN;
 void ct_shadow_restore(struct ct_thread *t, uint32_t depth) CT_HIDDEN;
 
+/* How many of the thread's open calls are kept (deeper ones are only counted). */
+static inline uint32_t ct_shadow_kept(const struct ct_thread *t)
+{
+	return t->sdepth < CT_SHADOW_CAP ? t->sdepth : CT_SHADOW_CAP;
+}
+
 static inline int ct_shadow_prunable(const struct ct_shadow_frame *f, uintptr_t sp)
 {
 	return f->sp < sp && f->fn < CT_PSEUDO_BASE;

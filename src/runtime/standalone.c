@@ -247,8 +247,7 @@ void ct_standalone_leave(void)
 	struct ct_pool_ctl *ctl = ct_ctl;
 	if (atomic_fetch_sub(&ctl->live_procs, 1) != 1)
 		return;
-	atomic_fetch_add(&ctl->wake_seq, 1);
-	syscall(SYS_futex, &ctl->wake_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+	ct_pool_wake_recorder(ctl);
 	for (int waited = 0; waited < CT_FINISH_WAIT_MS && !atomic_load(&ctl->finished);
 	     waited += 100) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };

@@ -53,10 +53,8 @@ static long ct_futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct 
 
 static void ct_wake_recorder(struct ct_pool_ctl *ctl, int force)
 {
-	if (force || atomic_load(&ctl->recorder_sleeping)) {
-		atomic_fetch_add(&ctl->wake_seq, 1);
-		ct_futex(&ctl->wake_seq, FUTEX_WAKE, 1, NULL);
-	}
+	if (force || atomic_load(&ctl->recorder_sleeping))
+		ct_pool_wake_recorder(ctl);
 }
 
 static int ct_recorder_alive(struct ct_pool_ctl *ctl)

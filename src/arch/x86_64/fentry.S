@@ -13,20 +13,14 @@
  */
 	.text
 
-	.globl	__fentry__
-	.type	__fentry__, @function
-	.p2align 4
-__fentry__:
-	.cfi_startproc
-	/* [rsp] = the call site, [rsp+8] = the function's return address. The
-	 * stack is 16-byte aligned here in code that keeps the ABI, but not in
-	 * all code: align it ourselves. */
-	pushq	%rbp
-	.cfi_def_cfa_offset 16
-	.cfi_offset %rbp, -16
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	andq	$-16, %rsp
+/*
+ * The registers a function may have arguments in when it has not run its
+ * prologue yet (or, for mcount, when its prologue left them in place): the
+ * integer ones, rax (the vector count of a variadic call), r10 (the static
+ * chain of nested functions), r11, and the vector ones. Called with rbp the
+ * stub's frame and rsp 16-byte aligned.
+ */
+	.macro SAVE_ARGS
 	subq	$208, %rsp
 	movq	%rax, 0(%rsp)
 	movq	%rdi, 8(%rsp)
@@ -35,7 +29,7 @@ __fentry__:
 	movq	%rcx, 32(%rsp)
 	movq	%r8, 40(%rsp)
 	movq	%r9, 48(%rsp)
-	movq	%r10, 56(%rsp)	/* the static chain of nested functions */
+	movq	%r10, 56(%rsp)
 	movq	%r11, 64(%rsp)
 	movaps	%xmm0, 80(%rsp)
 	movaps	%xmm1, 96(%rsp)
@@ -45,9 +39,9 @@ __fentry__:
 	movaps	%xmm5, 160(%rsp)
 	movaps	%xmm6, 176(%rsp)
 	movaps	%xmm7, 192(%rsp)
-	leaq	16(%rbp), %rdi	/* where the function's return address is */
-	movq	8(%rbp), %rsi	/* the call site, 5 bytes into the function (or 9) */
-	call	ct_fentry_enter
+	.endm
+
+	.macro RESTORE_ARGS
 	movaps	192(%rsp), %xmm7
 	movaps	176(%rsp), %xmm6
 	movaps	160(%rsp), %xmm5
@@ -65,6 +59,27 @@ __fentry__:
 	movq	16(%rsp), %rsi
 	movq	8(%rsp), %rdi
 	movq	0(%rsp), %rax
+	.endm
+
+	.globl	__fentry__
+	.type	__fentry__, @function
+	.p2align 4
+__fentry__:
+	.cfi_startproc
+	/* [rsp] = the call site, [rsp+8] = the function's return address. The
+	 * stack is 16-byte aligned here in code that keeps the ABI, but not in
+	 * all code: align it ourselves. */
+	pushq	%rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	andq	$-16, %rsp
+	SAVE_ARGS
+	leaq	16(%rbp), %rdi	/* where the function's return address is */
+	movq	8(%rbp), %rsi	/* the call site, 5 bytes into the function (or 9) */
+	call	ct_fentry_enter
+	RESTORE_ARGS
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
@@ -89,42 +104,11 @@ mcount:
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
 	andq	$-16, %rsp
-	subq	$208, %rsp
-	movq	%rax, 0(%rsp)
-	movq	%rdi, 8(%rsp)
-	movq	%rsi, 16(%rsp)
-	movq	%rdx, 24(%rsp)
-	movq	%rcx, 32(%rsp)
-	movq	%r8, 40(%rsp)
-	movq	%r9, 48(%rsp)
-	movq	%r10, 56(%rsp)
-	movaps	%xmm0, 80(%rsp)
-	movaps	%xmm1, 96(%rsp)
-	movaps	%xmm2, 112(%rsp)
-	movaps	%xmm3, 128(%rsp)
-	movaps	%xmm4, 144(%rsp)
-	movaps	%xmm5, 160(%rsp)
-	movaps	%xmm6, 176(%rsp)
-	movaps	%xmm7, 192(%rsp)
+	SAVE_ARGS
 	movq	%r11, %rdi
 	movq	8(%rbp), %rsi	/* the call site, inside the function */
 	call	ct_mcount_enter
-	movaps	192(%rsp), %xmm7
-	movaps	176(%rsp), %xmm6
-	movaps	160(%rsp), %xmm5
-	movaps	144(%rsp), %xmm4
-	movaps	128(%rsp), %xmm3
-	movaps	112(%rsp), %xmm2
-	movaps	96(%rsp), %xmm1
-	movaps	80(%rsp), %xmm0
-	movq	56(%rsp), %r10
-	movq	48(%rsp), %r9
-	movq	40(%rsp), %r8
-	movq	32(%rsp), %rcx
-	movq	24(%rsp), %rdx
-	movq	16(%rsp), %rsi
-	movq	8(%rsp), %rdi
-	movq	0(%rsp), %rax
+	RESTORE_ARGS
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
