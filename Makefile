@@ -19,14 +19,14 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 # The tool: everything but the runtime.
-TOOL_DIRS := src/util src/format src/symbols src/analysis src/output src/record src/cli
+TOOL_DIRS := src/common src/util src/format src/symbols src/analysis src/output src/record src/cli
 TOOL_SRCS := $(foreach d,$(TOOL_DIRS),$(wildcard $(d)/*.c))
 TOOL_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TOOL_SRCS))
 
 # The runtime, loaded into traced programs: never instrumented, hidden symbols,
 # frame pointers so the hooks can read their caller's stack pointer, unwind tables
 # because C++ exceptions unwind through the runtime's __cxa_throw wrapper.
-RT_SRCS := $(wildcard src/runtime/*.c)
+RT_SRCS := $(wildcard src/runtime/*.c) $(wildcard src/common/*.c) $(wildcard src/arch/x86_64/*.c)
 RT_ASM  := $(wildcard src/arch/x86_64/*.S)
 RT_OBJS := $(patsubst src/%.c,$(BUILD)/rt/%.o,$(RT_SRCS)) $(patsubst src/%.S,$(BUILD)/rt/%.o,$(RT_ASM))
 RT_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -fno-instrument-functions \
@@ -61,13 +61,13 @@ $(BUILD)/calltrace: $(TOOL_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lstdc++ -lm
 
 $(BUILD)/libcalltrace.so: $(RT_OBJS)
-	$(CC) -shared $(LDFLAGS) -Wl,-z,now -Wl,-soname,libcalltrace.so -o $@ $^
+	$(CC) -shared $(LDFLAGS) -Wl,-z,now -Wl,-soname,libcalltrace.so -o $@ $^ -lZydis -ldl
 
 $(BUILD)/obj/%.o: src/%.c | deps-check
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/rt/%.o: src/%.c
+$(BUILD)/rt/%.o: src/%.c | deps-check
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(RT_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -78,6 +78,7 @@ $(BUILD)/rt/%.o: src/%.S
 # Fail early, with the fix, when a library is missing.
 deps-check:
 	@pkg-config --exists $(PKGS) || { echo "calltrace: missing libraries ($(PKGS)); run: scripts/install-deps.sh" >&2; exit 1; }
+	@test -f /usr/include/Zydis/Zydis.h || { echo "calltrace: missing Zydis (libzydis-dev); run: scripts/install-deps.sh" >&2; exit 1; }
 
 deps:
 	@scripts/install-deps.sh

@@ -13,6 +13,7 @@ command -v make >/dev/null 2>&1 || need="$need make"
 pkg-config --exists libdw 2>/dev/null || need="$need libdw-dev"
 pkg-config --exists libelf 2>/dev/null || need="$need libelf-dev"
 pkg-config --exists libzstd 2>/dev/null || need="$need libzstd-dev"
+[ -f /usr/include/Zydis/Zydis.h ] || need="$need libzydis-dev"
 command -v clang >/dev/null 2>&1 || need="$need clang"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 if [ "${1:-}" = --test ]; then

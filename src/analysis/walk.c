@@ -10,13 +10,13 @@
  *            the --since/--until window, outside any -F match)
  *   DROPPED  neither it nor anything under it (-N, -D)
  */
-#include <fnmatch.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "inherit.h"
 #include "walk.h"
+#include "../common/names.h"
 
 enum ct_vis { CT_SHOWN, CT_PENDING, CT_ELIDED, CT_DROPPED };
 
@@ -127,22 +127,11 @@ void ct_walk_free(struct ct_walk *w)
 	free(w);
 }
 
-/* A glob matches the whole name, or the name from any "::" on: Parser::* finds ns::Parser::parse. */
-static int ct_glob(const char *pat, const char *name)
-{
-	if (!fnmatch(pat, name, 0))
-		return 1;
-	for (const char *p = strstr(name, "::"); p; p = strstr(p + 2, "::"))
-		if (!fnmatch(pat, p + 2, 0))
-			return 1;
-	return 0;
-}
-
 static int ct_matches(const struct ct_walk *w, const char **pats, const regex_t *re, size_t n,
 		      const char *name)
 {
 	for (size_t i = 0; i < n; i++)
-		if (w->f.regex ? !regexec(&re[i], name, 0, NULL, 0) : ct_glob(pats[i], name))
+		if (w->f.regex ? !regexec(&re[i], name, 0, NULL, 0) : ct_glob_name(pats[i], name))
 			return 1;
 	return 0;
 }

@@ -17,6 +17,7 @@ static const char ct_live_help[] =
 	"  -o, --output=FILE    print the tree to FILE instead of the terminal\n"
 	"      --data=PATH      keep the trace in PATH (default: a temporary file, removed)\n"
 	"  -b, --buffer-size=SIZE, --chunk-size=SIZE, --lossy, --no-follow   as for record\n"
+	"  --method, -P, --libcalls                                           as for record\n"
 	"  -T, --timestamps     show when each line happened (seconds since the start)\n" CT_FILTER_HELP
 	"      --no-demangle    show C++ names as they are in the binary\n"
 	"      --color=WHEN     auto (on a terminal, unless NO_COLOR is set), always, never\n"
@@ -29,6 +30,7 @@ static const struct option ct_live_longopts[] = {
 	{ "chunk-size", required_argument, NULL, 1100 },
 	{ "lossy", no_argument, NULL, 1101 },
 	{ "no-follow", no_argument, NULL, 1103 },
+	CT_TRACE_LONGOPTS,
 	{ "timestamps", no_argument, NULL, 'T' },
 	{ "no-demangle", no_argument, NULL, 1000 },
 	{ "color", required_argument, NULL, 1001 },
@@ -54,11 +56,15 @@ static int ct_live_parse(int argc, char **argv, struct ct_live_args *a, int *sta
 	uint64_t size;
 
 	*status = CT_EXIT_USAGE;
-	while ((c = ct_getopt("live", argc, argv, "+o:b:Th" CT_FILTER_SHORTOPTS,
+	while ((c = ct_getopt("live", argc, argv, "+o:b:Th" CT_FILTER_SHORTOPTS CT_TRACE_SHORTOPTS,
 			      ct_live_longopts)) != -1) {
 		int r = c == -2 ? -1 : ct_read_opt("live", &a->read, c, optarg);
 		if (!r)
 			r = ct_cli_filter_opt("live", &a->filter, c, optarg);
+		if (!r) {
+			int t = ct_trace_opt("live", c, optarg); /* 0: taken, 1: not its own */
+			r = t == 0 ? 1 : t < 0 ? -1 : 0;
+		}
 		if (r < 0)
 			return 0;
 		if (r)
@@ -108,6 +114,8 @@ static int ct_live_parse(int argc, char **argv, struct ct_live_args *a, int *sta
 		return 0;
 	}
 	a->rec.argv = argv + optind;
+	if (ct_trace_check("live", a->rec.argv[0]) < 0)
+		return 0;
 	return 1;
 }
 

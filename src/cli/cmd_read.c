@@ -33,6 +33,7 @@ static const char ct_info_help[] =
 	"What a trace holds: the command, when and how long, the tracing method and\n"
 	"clock, processes and threads, events, lost events, modules and build-ids.\n\n"
 	"  -i, --input=PATH     the trace to read (default: calltrace.data)\n"
+	"      --skipped        the functions patching left alone, one per line with why\n"
 	"  -h, --help           this help\n";
 
 static const char ct_dump_help[] =
@@ -217,16 +218,33 @@ int ct_cmd_report(int argc, char **argv)
 	return ct_end(t, sym, rc);
 }
 
+static int ct_info_opt(void *data, int c, const char *arg)
+{
+	(void)arg;
+	(void)c; /* --skipped, the only option of its own */
+	*(int *)data = 1;
+	return 0;
+}
+
 int ct_cmd_info(int argc, char **argv)
 {
-	static const struct option longopts[] = { CT_READ_LONGOPTS, { 0 } };
-	const struct ct_read_cmd cmd = { "info", ct_info_help, "i:h", longopts, NULL, NULL, NULL };
+	static const struct option longopts[] = { { "skipped", no_argument, NULL, 1300 },
+						  CT_READ_LONGOPTS,
+						  { 0 } };
+	int skipped = 0;
+	const struct ct_read_cmd cmd = { "info", ct_info_help, "i:h", longopts, ct_info_opt,
+					 &skipped, NULL };
 	struct ct_read_opts ro;
 	int status;
 
 	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
 	if (!t)
 		return status;
+	if (skipped) {
+		int rc = ct_info_skipped(t, stdout);
+		ct_trace_close(t);
+		return rc;
+	}
 	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
 	return ct_end(t, sym, ct_info(t, sym, stdout));
 }

@@ -7,9 +7,10 @@
 static const char ct_record_help[] =
 	"usage: calltrace record [options] [--] PROG [ARGS...]\n\n"
 	"Run PROG with the calltrace runtime preloaded and record every function call and\n"
-	"return of its instrumented code (built with -finstrument-functions, -pg [-mfentry]\n"
-	"or -fpatchable-function-entry=5, e.g. by calltrace-cc), in every thread and every\n"
-	"child process. Exits with PROG's exit status (128+N if a signal N killed it).\n\n"
+	"return, in every thread and every child process. PROG may be built with nothing\n"
+	"special (its functions are patched in memory) or with -finstrument-functions,\n"
+	"-pg [-mfentry] or -fpatchable-function-entry=5 (e.g. by calltrace-cc). Exits with\n"
+	"PROG's exit status (128+N if a signal N killed it).\n\n"
 	"  -o, --output=PATH      write the trace to PATH (default: calltrace.data)\n"
 	"  -b, --buffer-size=SIZE shared buffer between the program and the recorder\n"
 	"                         (default 32M; at least 4 chunks)\n"
@@ -23,7 +24,7 @@ static const char ct_record_help[] =
 	"      --no-follow        do not trace the processes PROG makes (fork, spawn);\n"
 	"                         an exec of PROG itself is still followed\n"
 	"      --disabled         start with tracing off, for PROG to turn it on with\n"
-	"                         calltrace_enable_all() (include/calltrace.h)\n"
+	"                         calltrace_enable_all() (include/calltrace.h)\n" CT_TRACE_HELP
 	"  -h, --help             this help\n";
 
 static const struct option ct_record_longopts[] = {
@@ -34,6 +35,7 @@ static const struct option ct_record_longopts[] = {
 	{ "ring", required_argument, NULL, 1102 },
 	{ "no-follow", no_argument, NULL, 1103 },
 	{ "disabled", no_argument, NULL, 1104 },
+	CT_TRACE_LONGOPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -60,7 +62,14 @@ int ct_cmd_record(int argc, char **argv)
 	int buffer_given = 0, ring_set_buffer = 0;
 	int c;
 
-	while ((c = ct_getopt("record", argc, argv, "+o:b:h", ct_record_longopts)) != -1) {
+	while ((c = ct_getopt("record", argc, argv, "+o:b:h" CT_TRACE_SHORTOPTS,
+				ct_record_longopts)) != -1) {
+		int r = ct_trace_opt("record", c, optarg);
+		if (r <= 0) {
+			if (r < 0)
+				return CT_EXIT_USAGE;
+			continue;
+		}
 		switch (c) {
 		case 'o':
 			o.output = optarg;
@@ -113,6 +122,8 @@ int ct_cmd_record(int argc, char **argv)
 		return CT_EXIT_USAGE;
 	}
 	o.argv = argv + optind;
+	if (ct_trace_check("record", o.argv[0]) < 0)
+		return CT_EXIT_USAGE;
 	size_t crashes = 0;
 	o.crashes = &crashes;
 	int status = ct_record(&o);

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #define CT_POOL_MAGIC	UINT64_C(0x4c4f4f5054435443) /* "CTCTPOOL" */
-#define CT_POOL_VERSION 2
+#define CT_POOL_VERSION 3
 
 #define CT_CHUNK_FREE  0u
 #define CT_CHUNK_OWNED 1u
@@ -48,6 +48,26 @@
 #define CT_METHOD_FENTRY      2u /* __fentry__ and the return trampoline */
 #define CT_METHOD_PATCHABLE   4u /* patchable entries we made call __fentry__ */
 #define CT_METHOD_MCOUNT      8u /* -pg without -mfentry: mcount */
+#define CT_METHOD_PATCH	      16u /* functions we patched in memory */
+#define CT_METHOD_LIBCALLS    32u /* calls into shared libraries, through their PLT or GOT */
+
+/* Why a function was left unpatched (ct_pool_ctl.skips). */
+enum ct_skip_reason {
+	CT_SKIP_NONE,
+	CT_SKIP_NOT_NOPS,      /* a patchable entry that is not the expected nops */
+	CT_SKIP_TOO_SHORT,     /* fewer than 5 bytes of instructions */
+	CT_SKIP_UNDECODABLE,   /* bytes the decoder does not know */
+	CT_SKIP_BRANCH_IN,     /* a branch lands in the bytes the patch would move */
+	CT_SKIP_INDIRECT_JUMP, /* a jump table whose targets we cannot see */
+	CT_SKIP_INSTRUCTION,   /* an instruction that cannot move (loop, jrcxz, an indirect call) */
+	CT_SKIP_OUT_OF_REACH,  /* no trampoline memory within 2 GB */
+	CT_SKIP_NO_SIZE,       /* the symbol gives no size */
+	CT_SKIP_UNWRITABLE,    /* the code could not be made writable */
+	CT_SKIP_N
+};
+
+/* Names of the functions left unpatched: "reason name\n" lines, in the control area. */
+#define CT_SKIP_TEXT (64u << 10)
 
 /* pool states */
 #define CT_POOL_RECORDING 0u
@@ -118,7 +138,10 @@ struct ct_pool_ctl {
 	_Atomic uint32_t finished;	     /* standalone: the trace is written (futex) */
 	_Atomic uint32_t methods;	     /* CT_METHOD_*: the hooks threads were traced by */
 	_Atomic uint32_t patched;	     /* patchable entries turned into calls */
-	_Atomic uint32_t patch_skipped;	     /* entries left alone (not the expected nops, too far) */
+	_Atomic uint32_t patch_skipped;	     /* entries left alone, all reasons */
+	_Atomic uint32_t skips[CT_SKIP_N];   /* ... by reason */
+	uint32_t skip_text_offset;	     /* from the start of the pool; CT_SKIP_TEXT bytes */
+	_Atomic uint32_t skip_text_used;
 
 	uint8_t pad[64];
 	struct ct_chunk_desc desc[];

@@ -117,8 +117,14 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 	fputc('\n', out);
 	if ((v = ct_trace_meta(t, "patched"))) {
 		const char *skipped = ct_trace_meta(t, "patch_skipped");
-		fprintf(out, "patched:    %s function entries (%s left alone: not the expected nops)\n",
-			v, skipped ? skipped : "0");
+		const char *why = ct_trace_meta(t, "patch_skip_reasons");
+		const char *names = ct_trace_meta(t, "patch_skipped_functions");
+		fprintf(out, "patched:    %s functions", v);
+		if (skipped && strcmp(skipped, "0"))
+			fprintf(out, ", %s left alone: %s%s", skipped,
+				why ? why : "not the expected nops",
+				names && *names ? " (info --skipped names them)" : "");
+		fputc('\n', out);
 	}
 	v = ct_trace_meta(t, "clock");
 	fprintf(out, "clock:      %s", v ? v : "?");
@@ -176,5 +182,20 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 		fprintf(out, "truncated:  %llu bytes at the end were cut off mid-block\n",
 			(unsigned long long)t->torn_bytes);
 	ct_info_modules(out, t);
+	return 0;
+}
+
+/* info --skipped: the functions patching left alone, and why. */
+int ct_info_skipped(struct ct_trace *t, FILE *out)
+{
+	const char *names = ct_trace_meta(t, "patch_skipped_functions");
+	const char *method = ct_trace_meta(t, "method");
+	if (!ct_trace_meta(t, "patched"))
+		fprintf(out, "nothing was patched: the trace was recorded with %s\n",
+			method ? method : "?");
+	else if (!names || !*names)
+		fprintf(out, "no function was left alone by name\n");
+	else
+		fputs(names, out);
 	return 0;
 }

@@ -77,6 +77,8 @@ int ct_report_diff(struct ct_trace *old_t, struct ct_symbols *old_sym, struct ct
 		   const struct ct_report_opts *o);
 
 int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out);
+/* info --skipped: the functions patching left alone, "name<TAB>reason" lines */
+int ct_info_skipped(struct ct_trace *t, FILE *out);
 
 int ct_dump(struct ct_trace *t, struct ct_symbols *sym, FILE *out);
 

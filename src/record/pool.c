@@ -20,7 +20,8 @@ int ct_pool_create(struct ct_pool *p, uint32_t chunk_size, uint32_t nchunks, uin
 	uint64_t slots =
 		sizeof(struct ct_pool_ctl) + (uint64_t)nchunks * sizeof(struct ct_chunk_desc);
 	slots = (slots + 63) / 64 * 64;
-	uint64_t ctl = slots + CT_LOST_SLOTS * sizeof(struct ct_lost_slot);
+	uint64_t text = slots + CT_LOST_SLOTS * sizeof(struct ct_lost_slot);
+	uint64_t ctl = text + CT_SKIP_TEXT;
 	ctl = (ctl + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
 
 	memset(p, 0, sizeof(*p));
@@ -44,6 +45,7 @@ int ct_pool_create(struct ct_pool *p, uint32_t chunk_size, uint32_t nchunks, uin
 	c->recorder_pid = getpid();
 	c->ring_chunks = ring_chunks;
 	c->lost_slots_offset = (uint32_t)slots;
+	c->skip_text_offset = (uint32_t)text;
 	/* the lowest chunks on top of the free stack, so a quiet program touches few pages */
 	for (uint32_t i = nchunks; i-- > 0;)
 		ct_pool_push_free(c, i);

@@ -272,28 +272,92 @@ static uint64_t ct_cpu_ns(int who, uint64_t *maxrss)
 	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
 }
 
+static const char *const ct_skip_names[CT_SKIP_N] = {
+	[CT_SKIP_NOT_NOPS] = "not the expected nops",
+	[CT_SKIP_TOO_SHORT] = "too short",
+	[CT_SKIP_UNDECODABLE] = "undecodable",
+	[CT_SKIP_BRANCH_IN] = "a branch into the patched bytes",
+	[CT_SKIP_INDIRECT_JUMP] = "jump table",
+	[CT_SKIP_INSTRUCTION] = "an instruction that cannot move",
+	[CT_SKIP_OUT_OF_REACH] = "no memory within reach",
+	[CT_SKIP_NO_SIZE] = "no symbol size",
+	[CT_SKIP_UNWRITABLE] = "code not writable",
+};
+
+/* Functions left unpatched: counts by reason, and their names ("name\treason" lines). */
+static void ct_meta_skips(struct ct_buf *b, struct ct_pool_ctl *ctl)
+{
+	char line[4096] = "";
+	for (int r = 1; r < CT_SKIP_N; r++) {
+		uint32_t n = atomic_load(&ctl->skips[r]);
+		if (n)
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%u %s",
+				 *line ? ", " : "", n, ct_skip_names[r]);
+	}
+	ct_meta_add(b, "patch_skip_reasons", line);
+
+	const char *text = (const char *)ctl + ctl->skip_text_offset;
+	uint32_t used = atomic_load(&ctl->skip_text_used);
+	struct ct_buf list = { 0 };
+	for (uint32_t at = 0; at < used && at < CT_SKIP_TEXT;) {
+		const char *nl = memchr(text + at, '\n', CT_SKIP_TEXT - at);
+		if (!nl)
+			break;
+		int r = text[at] - 'a';
+		if (r > 0 && r < CT_SKIP_N) {
+			ct_buf_append(&list, text + at + 2, (size_t)(nl - text - at - 2));
+			ct_buf_append(&list, "\t", 1);
+			ct_buf_append(&list, ct_skip_names[r], strlen(ct_skip_names[r]));
+			ct_buf_append(&list, "\n", 1);
+		}
+		at = (uint32_t)(nl - text) + 1;
+	}
+	if (used > CT_SKIP_TEXT)
+		ct_buf_append(&list, "...\tmore than the list holds\n", 30);
+	ct_buf_append(&list, "", 1);
+	ct_meta_add(b, "patch_skipped_functions", (const char *)list.data);
+	ct_buf_free(&list);
+}
+
 /* Which hooks the threads were traced by (a later META block overrides the first). */
 static void ct_write_method(struct ct_session *s)
 {
 	uint32_t m = atomic_load(&s->pool.ctl->methods);
 	struct ct_buf b = { 0 };
-	char methods[64] = "", n[32];
+	char methods[96] = "", n[32];
 	if (m & CT_METHOD_PATCHABLE) /* the entries we patched call __fentry__ */
 		m &= ~CT_METHOD_FENTRY;
-	static const char *const names[] = { "finstrument", "fentry", "patchable", "mcount" };
-	for (unsigned i = 0; i < 4; i++)
+	static const char *const names[] = { "finstrument", "fentry", "patchable",
+					     "mcount",	    "patch",  "libcalls" };
+	for (unsigned i = 0; i < CT_ARRAY_SIZE(names); i++)
 		if (m & (1u << i))
 			snprintf(methods + strlen(methods), sizeof(methods) - strlen(methods), "%s%s",
 				 *methods ? "+" : "", names[i]);
-	ct_meta_add(&b, "method", *methods ? methods : "finstrument");
+	ct_meta_add(&b, "method", *methods ? methods : "none");
 	if (atomic_load(&s->pool.ctl->patched) || atomic_load(&s->pool.ctl->patch_skipped)) {
 		snprintf(n, sizeof(n), "%u", atomic_load(&s->pool.ctl->patched));
 		ct_meta_add(&b, "patched", n);
 		snprintf(n, sizeof(n), "%u", atomic_load(&s->pool.ctl->patch_skipped));
 		ct_meta_add(&b, "patch_skipped", n);
+		ct_meta_skips(&b, s->pool.ctl);
 	}
 	ct_writer_block(&s->w, CT_BLOCK_META, 0, b.data, (uint32_t)b.len, NULL, 0);
 	ct_buf_free(&b);
+}
+
+/* Why a program recorded no call at all. */
+static void ct_say_nothing_recorded(struct ct_session *s)
+{
+	const char *prog = s->o->argv[0];
+	uint32_t skipped = atomic_load(&s->pool.ctl->patch_skipped);
+	if (skipped && !atomic_load(&s->pool.ctl->patched))
+		ct_error("%s recorded no function calls: none of its functions could be patched "
+			 "(%u left alone: calltrace info --skipped says why)", prog, skipped);
+	else if (getenv("CALLTRACE_PATTERNS"))
+		ct_error("%s recorded no function calls: no function matched -P", prog);
+	else
+		ct_error("%s recorded no function calls: it has no function symbols to patch and "
+			 "no tracing hooks (build it with -g, or with calltrace-cc)", prog);
 }
 
 static void ct_finish(struct ct_session *s)
@@ -395,9 +459,7 @@ static void ct_session_run(struct ct_session *s, const struct ct_clock_sample *s
 	ct_finish(s);
 
 	if (!s->col.events && !s->col.ninsts)
-		ct_error("%s recorded no function calls: build it with -finstrument-functions "
-			 "or -pg -mfentry (e.g. calltrace-cc -g prog.c -o prog)",
-			 o->argv[0]);
+		ct_say_nothing_recorded(s);
 	if (s->w.error && !s->write_failed)
 		ct_error("%s is incomplete: %s", o->output, strerror(s->w.error));
 	if (ct_writer_close(&s->w) < 0 && !s->w.error)

@@ -116,6 +116,6 @@ CT_EXPORT void *dlopen(const char *file, int mode)
 		use = path;
 	void *h = real(use, mode);
 	if (h)
-		ct_patch_modules();
+		ct_patch_modules(1);
 	return h;
 }

@@ -21,10 +21,12 @@
 
 #include "runtime.h"
 #include "shadow.h"
+#include "../arch/x86_64/relocate.h"
 
 void ct_return_trampoline(void) CT_HIDDEN;
 void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site) CT_HIDDEN;
 void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site) CT_HIDDEN;
+void ct_patch_enter(uintptr_t *slot, uintptr_t call_site) CT_HIDDEN;
 uintptr_t ct_fentry_exit(uintptr_t *slot) CT_HIDDEN;
 
 /*
@@ -87,6 +89,14 @@ void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site)
 void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site)
 {
 	ct_hijack_enter(slot, call_site, CT_METHOD_MCOUNT);
+}
+
+/* A function we patched: its trampoline starts with its address (src/arch/x86_64/relocate.h). */
+void ct_patch_enter(uintptr_t *slot, uintptr_t call_site)
+{
+	uintptr_t fn;
+	__builtin_memcpy(&fn, (const void *)(call_site - CT_TRAMP_HEAD), sizeof(fn));
+	ct_hijack_enter(slot, fn, CT_METHOD_PATCH);
 }
 
 static __attribute__((noreturn)) void ct_lost_return(void)

@@ -138,7 +138,7 @@ int ct_check_modules(struct ct_thread *t, int force)
 	}
 	atomic_store(&ct_scanning, 0);
 	if (scan.emit)
-		ct_patch_modules(); /* the loader added some: any patchable entries? */
+		ct_patch_modules(0); /* the loader added some: any patchable entries? */
 	return scan.emit;
 }
 

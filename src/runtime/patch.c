@@ -15,27 +15,27 @@
  * expected nops is left alone and counted.
  */
 #include <elf.h>
-#include <fcntl.h>
 #include <link.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "runtime.h"
+#include "elfmap.h"
+#include "patching.h"
+#include "select.h"
 #include "../arch/x86_64/patch.h"
 
 void __fentry__(void);
 
 #define CT_MAX_MODULES 512
-#define CT_SHDR_BYTES  (128 << 10)
 
 static uintptr_t ct_done[CT_MAX_MODULES]; /* load bases of the modules looked at */
 static unsigned ct_ndone;
 static uintptr_t ct_thunks[CT_MAX_MODULES]; /* ours: a call to one is a patched entry */
 static unsigned ct_nthunks;
 static _Atomic int ct_busy;
-static ElfW(Shdr) ct_shdrs[CT_SHDR_BYTES / sizeof(ElfW(Shdr))];
-static char ct_names[64 << 10];
+static int ct_may_allocate;
 
 static int ct_already(uintptr_t base)
 {
@@ -45,61 +45,50 @@ static int ct_already(uintptr_t base)
 	return 0;
 }
 
-/* The section's address and size in the module file; 0 if it has none. */
-static int ct_find_section(const char *path, const char *want, uint64_t *addr, uint64_t *size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ElfW(Ehdr) eh;
-	int found = 0;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_shentsize != sizeof(ElfW(Shdr)) ||
-	    (size_t)eh.e_shnum * sizeof(ElfW(Shdr)) > sizeof(ct_shdrs) || eh.e_shstrndx >= eh.e_shnum)
-		goto out;
-	size_t bytes = (size_t)eh.e_shnum * sizeof(ElfW(Shdr));
-	if (pread(fd, ct_shdrs, bytes, (off_t)eh.e_shoff) != (ssize_t)bytes)
-		goto out;
-	const ElfW(Shdr) *strs = &ct_shdrs[eh.e_shstrndx];
-	size_t n = strs->sh_size < sizeof(ct_names) - 1 ? strs->sh_size : sizeof(ct_names) - 1;
-	if (pread(fd, ct_names, n, (off_t)strs->sh_offset) != (ssize_t)n)
-		goto out;
-	ct_names[n] = 0;
-	for (unsigned i = 0; i < eh.e_shnum && !found; i++) {
-		const ElfW(Shdr) *sh = &ct_shdrs[i];
-		if (sh->sh_name < n && (sh->sh_flags & SHF_ALLOC) &&
-		    !strcmp(ct_names + sh->sh_name, want)) {
-			*addr = sh->sh_addr;
-			*size = sh->sh_size;
-			found = 1;
-		}
-	}
-out:
-	close(fd);
-	return found;
-}
-
-/* A page for the thunk, within rel32 reach of [lo, hi). */
-static uintptr_t ct_thunk_near(uintptr_t lo, uintptr_t hi)
+uintptr_t ct_map_near(uintptr_t lo, uintptr_t hi, size_t size)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	for (uintptr_t step = 1; step < 1024; step++) {
-		uintptr_t want = (lo & ~(uintptr_t)(page - 1)) - step * (1u << 20);
+	size = (size + (size_t)page - 1) & ~(size_t)(page - 1);
+	for (uintptr_t step = 1; step < 2048; step++) {
+		uintptr_t want = (lo & ~(uintptr_t)(page - 1)) - size - step * (1u << 20);
 		if (want > lo || hi - want >= (1ull << 31) - 4096)
 			break;
-		void *m = mmap((void *)want, (size_t)page, PROT_READ | PROT_WRITE,
+		void *m = mmap((void *)want, size, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-		if (m == MAP_FAILED)
-			continue;
-		uint8_t thunk[CT_THUNK_LEN];
-		ct_arch_encode_thunk(thunk, (uintptr_t)__fentry__);
-		memcpy(m, thunk, sizeof(thunk));
-		mprotect(m, (size_t)page, PROT_READ | PROT_EXEC);
-		if (ct_nthunks < CT_MAX_MODULES)
-			ct_thunks[ct_nthunks++] = (uintptr_t)m;
-		return (uintptr_t)m;
+		if (m != MAP_FAILED)
+			return (uintptr_t)m;
 	}
 	return 0;
+}
+
+void ct_patch_count_skip(int reason, const char *name)
+{
+	char *text = (char *)ct_ctl + ct_ctl->skip_text_offset;
+	atomic_fetch_add(&ct_ctl->patch_skipped, 1);
+	atomic_fetch_add(&ct_ctl->skips[reason], 1);
+	if (!name) /* a patchable entry: the reader has no name for it either */
+		return;
+	size_t len = strlen(name) + 3; /* "R name\n" */
+	uint32_t at = atomic_fetch_add(&ct_ctl->skip_text_used, (uint32_t)len);
+	if (at + len <= CT_SKIP_TEXT) {
+		text[at] = (char)('a' + reason);
+		text[at + 1] = ' ';
+		memcpy(text + at + 2, name, len - 3);
+		text[at + len - 1] = '\n';
+	}
+}
+
+/* A page for the thunk to __fentry__, within rel32 reach of [lo, hi). */
+static uintptr_t ct_thunk_near(uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t m = ct_map_near(lo, hi, CT_THUNK_LEN);
+	if (!m)
+		return 0;
+	ct_arch_encode_thunk((uint8_t *)m, (uintptr_t)__fentry__);
+	mprotect((void *)m, CT_THUNK_LEN, PROT_READ | PROT_EXEC);
+	if (ct_nthunks < CT_MAX_MODULES)
+		ct_thunks[ct_nthunks++] = m;
+	return m;
 }
 
 /* Patched already (a module looked at again after a dlclose elsewhere)? */
@@ -122,7 +111,7 @@ static void ct_patch_entries(const uintptr_t *entries, size_t n, uintptr_t thunk
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uintptr_t open_page = 0;
-	uint32_t patched = 0, skipped = 0;
+	uint32_t patched = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		uintptr_t at = entries[i];
@@ -131,7 +120,7 @@ static void ct_patch_entries(const uintptr_t *entries, size_t n, uintptr_t thunk
 			continue;
 		if (!at || !ct_arch_is_entry_nop((const uint8_t *)at) ||
 		    !ct_arch_encode_call(call, at, thunk)) {
-			skipped++;
+			ct_patch_count_skip(at ? CT_SKIP_NOT_NOPS : CT_SKIP_NO_SIZE, NULL);
 			continue;
 		}
 		uintptr_t first = at & ~(uintptr_t)(page - 1);
@@ -143,7 +132,7 @@ static void ct_patch_entries(const uintptr_t *entries, size_t n, uintptr_t thunk
 			if (mprotect((void *)first, (size_t)page * 2,
 				     PROT_READ | PROT_WRITE | PROT_EXEC) < 0) {
 				open_page = 0;
-				skipped++;
+				ct_patch_count_skip(CT_SKIP_UNWRITABLE, NULL);
 				continue;
 			}
 		}
@@ -153,7 +142,6 @@ static void ct_patch_entries(const uintptr_t *entries, size_t n, uintptr_t thunk
 	if (open_page)
 		mprotect((void *)open_page, (size_t)page * 2, PROT_READ | PROT_EXEC);
 	atomic_fetch_add(&ct_ctl->patched, patched);
-	atomic_fetch_add(&ct_ctl->patch_skipped, skipped);
 	if (patched)
 		atomic_fetch_or(&ct_ctl->methods, CT_METHOD_PATCHABLE);
 }
@@ -170,7 +158,8 @@ static void ct_patch_list(const uintptr_t *entries, size_t n)
 	}
 	uintptr_t thunk = lo <= hi ? ct_thunk_near(lo, hi) : 0;
 	if (!thunk) {
-		atomic_fetch_add(&ct_ctl->patch_skipped, (uint32_t)n);
+		for (size_t i = 0; i < n; i++)
+			ct_patch_count_skip(CT_SKIP_OUT_OF_REACH, NULL);
 		return;
 	}
 	ct_patch_entries(entries, n, thunk);
@@ -183,39 +172,123 @@ static void ct_patch_list(const uintptr_t *entries, size_t n)
  */
 static const char *const ct_entry_sections[] = { "__patchable_function_entries", "__mcount_loc" };
 
-static int ct_patch_module(struct dl_phdr_info *info, size_t size, void *data)
+/* Entries listed by the compiler, or none: then dynamic patching, if wanted. */
+static int ct_has_entry_list(const struct ct_elf_map *m)
 {
-	(void)size;
-	int *want_init = data;
-	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
-	uint64_t addr, bytes;
-	if (ct_ndone >= CT_MAX_MODULES || ct_already(info->dlpi_addr))
-		return 0;
-	ct_done[ct_ndone++] = info->dlpi_addr;
 	for (size_t k = 0; k < CT_ARRAY_LEN(ct_entry_sections); k++) {
-		if (!ct_find_section(path, ct_entry_sections[k], &addr, &bytes) || !bytes)
-			continue;
-		if (want_init && (*want_init = 1))
-			return 1; /* the caller only asked whether there is anything to patch */
-		ct_patch_list((const uintptr_t *)(info->dlpi_addr + addr), bytes / sizeof(uintptr_t));
+		const ElfW(Shdr) *sh = ct_elf_section(m, ct_entry_sections[k]);
+		if (sh && (sh->sh_flags & SHF_ALLOC) && sh->sh_size)
+			return 1;
 	}
 	return 0;
 }
 
-/* dlclose: a module loaded later may take the place of one looked at. */
-void ct_patch_forget(void)
+/* Built with hooks of its own: -finstrument-functions, -pg (with or without -mfentry). */
+static int ct_has_hooks(const struct ct_elf_map *m)
 {
-	if (!atomic_exchange(&ct_busy, 1)) {
-		ct_ndone = 0;
-		atomic_store(&ct_busy, 0);
+	static const char *const hooks[] = { "__cyg_profile_func_enter", "__fentry__", "mcount" };
+	const ElfW(Shdr) *dynsym = ct_elf_section_type(m, SHT_DYNSYM);
+	if (!dynsym || dynsym->sh_entsize != sizeof(ElfW(Sym)))
+		return 0;
+	const ElfW(Shdr) *strtab = ct_elf_section_at(m, dynsym->sh_link);
+	const ElfW(Sym) *sym = ct_elf_contents(m, dynsym);
+	for (size_t i = 0; i < dynsym->sh_size / sizeof(ElfW(Sym)); i++) {
+		const char *name = ct_elf_string(m, strtab, sym[i].st_name);
+		for (size_t k = 0; k < CT_ARRAY_LEN(hooks); k++)
+			if (sym[i].st_shndx == SHN_UNDEF && !strcmp(name, hooks[k]))
+				return 1;
 	}
+	return 0;
 }
 
-/* Patch the modules not looked at yet (the runtime is tracing). */
-void ct_patch_modules(void)
+/* What to do with a module: patch its entry list, patch it dynamically, or neither. */
+static void ct_module_plan(const struct ct_elf_map *m, const char *path, int program,
+			   int *entries, int *dynamic)
+{
+	int method = ct_select_method();
+	*entries = (method == CT_SEL_AUTO || method == CT_SEL_PATCHABLE) && ct_has_entry_list(m);
+	if (!program)
+		*dynamic = (method == CT_SEL_AUTO || method == CT_SEL_PATCH) &&
+			   ct_select_library(path);
+	else if (method == CT_SEL_PATCH)
+		*dynamic = 1;
+	else
+		*dynamic = method == CT_SEL_AUTO && !*entries && !ct_has_hooks(m);
+}
+
+static int ct_patch_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	int *want_init = data;
+	int program = !info->dlpi_name || !*info->dlpi_name;
+	const char *path = program ? "/proc/self/exe" : info->dlpi_name;
+	struct ct_elf_map m;
+	int entries, dynamic;
+
+	if (ct_ndone >= CT_MAX_MODULES || ct_already(info->dlpi_addr))
+		return 0;
+	if (ct_elf_map(path, &m) < 0)
+		return 0;
+	ct_module_plan(&m, path, program, &entries, &dynamic);
+	if (dynamic && !want_init && !ct_may_allocate) {
+		ct_elf_unmap(&m); /* for the dlopen wrapper, which comes next */
+		return 0;
+	}
+	if (!want_init)
+		ct_done[ct_ndone++] = info->dlpi_addr;
+	if (want_init) {
+		*want_init |= entries || dynamic;
+	} else {
+		for (size_t k = 0; entries && k < CT_ARRAY_LEN(ct_entry_sections); k++) {
+			const ElfW(Shdr) *sh = ct_elf_section(&m, ct_entry_sections[k]);
+			if (sh && (sh->sh_flags & SHF_ALLOC))
+				ct_patch_list((const uintptr_t *)(info->dlpi_addr + sh->sh_addr),
+					      sh->sh_size / sizeof(uintptr_t));
+		}
+		if (dynamic)
+			ct_dynpatch_module(info, &m, path, program);
+	}
+	ct_elf_unmap(&m);
+	return want_init && *want_init;
+}
+
+static int ct_still_loaded(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	uintptr_t *keep = data;
+	for (unsigned i = 0; i < ct_ndone; i++)
+		if (ct_done[i] == info->dlpi_addr)
+			keep[i] = 1;
+	return 0;
+}
+
+/* dlclose: forget the modules that went away; one loaded later may take their place. */
+void ct_patch_forget(void)
+{
+	static uintptr_t keep[CT_MAX_MODULES];
+	if (atomic_exchange(&ct_busy, 1))
+		return;
+	memset(keep, 0, sizeof(keep));
+	dl_iterate_phdr(ct_still_loaded, keep);
+	unsigned n = 0;
+	for (unsigned i = 0; i < ct_ndone; i++)
+		if (keep[i])
+			ct_done[n++] = ct_done[i];
+	ct_ndone = n;
+	atomic_store(&ct_busy, 0);
+}
+
+/*
+ * Patch the modules not looked at yet (the runtime is tracing). Dynamic
+ * patching allocates: it waits for a caller outside the hooks' slow path.
+ */
+void ct_patch_modules(int may_allocate)
 {
 	if (atomic_load(&ct_state) != CT_RT_READY || atomic_exchange(&ct_busy, 1))
 		return;
+	ct_may_allocate = may_allocate;
+	if (may_allocate)
+		ct_select_prepare();
 	dl_iterate_phdr(ct_patch_module, NULL);
 	atomic_store(&ct_busy, 0);
 }
@@ -227,8 +300,7 @@ __attribute__((constructor(102))) static void ct_patch_at_start(void)
 	if (atomic_exchange(&ct_busy, 1))
 		return;
 	dl_iterate_phdr(ct_patch_module, &found);
-	ct_ndone = 0; /* only looked */
 	atomic_store(&ct_busy, 0);
 	if (found && ct_init_outside() == 0)
-		ct_patch_modules();
+		ct_patch_modules(1);
 }

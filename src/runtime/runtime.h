@@ -158,7 +158,7 @@ int ct_needs_describing(void) CT_HIDDEN;
 /* init.c: what the destructor says, said before _exit or quick_exit */
 void ct_before_exit(void) CT_HIDDEN;
 /* patch.c: patchable entries of the modules not looked at yet become calls */
-void ct_patch_modules(void) CT_HIDDEN;
+void ct_patch_modules(int may_allocate) CT_HIDDEN;
 void ct_patch_forget(void) CT_HIDDEN; /* after dlclose: look at every module again */
 /* modules.c */
 int ct_modules_changed(void) CT_HIDDEN;

@@ -168,3 +168,66 @@ void ct_elf_funcs_free(struct ct_elf_funcs *f)
 	free(f->syms);
 	memset(f, 0, sizeof(*f));
 }
+
+/* The hooks a program was built with (undefined dynamic symbols it calls). */
+static void ct_probe_hooks(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct ct_elf_probe *p)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t count = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	for (size_t i = 0; data && i < count; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx != SHN_UNDEF)
+			continue;
+		const char *name = elf_strptr(e, sh->sh_link, sym.st_name);
+		if (!name)
+			continue;
+		if (!strcmp(name, "__cyg_profile_func_enter"))
+			p->finstrument = 1;
+		else if (!strcmp(name, "__fentry__"))
+			p->fentry = 1;
+		else if (!strcmp(name, "mcount"))
+			p->mcount = 1;
+	}
+}
+
+int ct_elf_probe(const char *path, struct ct_elf_probe *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t shstrndx, nph = 0;
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) < 0) {
+		if (e)
+			elf_end(e);
+		close(fd);
+		return -1;
+	}
+	p->is_static = 1;
+	elf_getphdrnum(e, &nph);
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
+			p->is_static = 0;
+	}
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB)
+			p->symtab = 1;
+		if (sh.sh_type == SHT_DYNSYM)
+			ct_probe_hooks(e, scn, &sh, p);
+		if (name && (!strcmp(name, "__patchable_function_entries") ||
+			     !strcmp(name, "__mcount_loc")) && sh.sh_size)
+			p->patchable = 1;
+	}
+	elf_end(e);
+	close(fd);
+	return 0;
+}

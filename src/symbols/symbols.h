@@ -31,6 +31,15 @@ struct ct_elf_funcs {
 int ct_elf_read_funcs(const char *path, struct ct_elf_funcs *out, char *err, size_t errlen);
 void ct_elf_funcs_free(struct ct_elf_funcs *f);
 
+/* What a program was built with, for record --method. */
+struct ct_elf_probe {
+	uint8_t finstrument, fentry, mcount, patchable; /* hooks and entry lists */
+	uint8_t symtab;					/* has .symtab (not stripped) */
+	uint8_t is_static;				/* no interpreter: nothing can be preloaded */
+};
+/* -1 if path is not an ELF file we can read. */
+int ct_elf_probe(const char *path, struct ct_elf_probe *p);
+
 /* demangle.c */
 /* The demangled name (malloc'd), or NULL if name is not a mangled C++ name. */
 char *ct_demangle(const char *name);

@@ -9,7 +9,10 @@
 # COMBO is COMPILER-OPT[-METHOD]: METHOD finstrument (the default) builds with
 # -finstrument-functions; fentry and patchable through calltrace-cc
 # --method=METHOD (-pg -mfentry without gprof's start files;
-# -fpatchable-function-entry=5,0); mcount with plain -pg, as for gprof.
+# -fpatchable-function-entry=5,0); mcount with plain -pg, as for gprof;
+# patch builds with nothing special and lets calltrace patch the functions in
+# memory (and those of the program's own libraries, by -P 'lib.so:*'), all
+# but those the program marks NOTRACE (truth.h), by -P '!name'.
 #
 # Environment (set by run.sh): ROOT, OUT, CT (path of calltrace, or empty
 # when it is not built: the record checks are then left out), PY (python3).
@@ -72,8 +75,11 @@ fi
 
 # ---- build -----------------------------------------------------------------
 flags=(-g -finstrument-functions "-$opt" -Wall -pthread "-I$P" "$std")
+rec_opts=()
 if [ "$method" = mcount ]; then
 	flags=(-g -pg "-$opt" -Wall -pthread "-I$P" "$std") # gprof's build, gmon.out and all
+elif [ "$method" = patch ]; then
+	flags=(-g "-$opt" -Wall -pthread "-I$P" "$std")
 elif [ "$method" != finstrument ]; then
 	# the compiler wrapper knows each compiler's flags for the method
 	if [ "$lang" = c ]; then
@@ -112,6 +118,18 @@ else
 	exit 0
 fi
 
+if [ "$method" = patch ]; then
+	srcs=("$src" "${extra[@]}" "$P/truth.h")
+	while read -r lib libsrc; do
+		[ -n "${lib:-}" ] || continue
+		rec_opts+=(-P "$lib:*")
+		srcs+=("$P/$libsrc")
+	done < <(directive SHLIB; directive DLOPEN)
+	for f in $(sed -n 's/^.*NOTRACE[^(]*[ *]\([A-Za-z_][A-Za-z_0-9]*\)(.*$/\1/p' "${srcs[@]}" | sort -u); do
+		rec_opts+=(-P "!$f")
+	done
+fi
+
 # ---- expectations ------------------------------------------------------------
 want=$(directive EXIT)
 want=${want:-0}
@@ -140,12 +158,12 @@ fi
 [ -n "$CT" ] || exit 0
 
 # ---- record ------------------------------------------------------------------
-(cd "$R" && CT_TRUTH=$R/truth.traced timeout -k 5 "$T_RUN" "$CT" record -o "$R/trace.data" -- \
+(cd "$R" && CT_TRUTH=$R/truth.traced timeout -k 5 "$T_RUN" "$CT" record -o "$R/trace.data" "${rec_opts[@]}" -- \
 	"$BIN/$prog" "${args[@]}" >record.out 2>record.err) 2>/dev/null
 st=$?
 if [ $st != "$want" ]; then
 	fail record "calltrace record exits with $(status_text $st "$T_RUN"), expected $want" "$R/record.err"
-	echo "    command: cd $R && $CT record -o trace.data -- $BIN/$prog ${args[*]}" >>"$RES"
+	echo "    command: cd $R && $CT record -o trace.data ${rec_opts[*]} -- $BIN/$prog ${args[*]}" >>"$RES"
 else
 	pass record
 fi

@@ -2,31 +2,32 @@
 /*
  * x86-64 entry and return stubs for code built with -pg -mfentry: gcc and
  * clang call __fentry__ as the first instruction of every function (after
- * endbr64), before the prologue, so every argument register is live. The
- * stub saves them (and the vector argument registers: the runtime's slow
- * path calls libc, whose string functions use them), and hands the C side
- * the address of the function's return address and the call site.
+ * endbr64), before the prologue, so every argument register is live;
+ * functions we patched (patchable entries, dynamic patching) come through
+ * the same kind of stub. It saves every call-clobbered register and hands
+ * the C side the address of the function's return address and the call site.
  *
  * The C side replaces that return address with ct_return_trampoline, which
- * runs when the function returns: it saves the return value registers, asks
- * the C side for the real return address and jumps there.
+ * runs when the function returns: it saves the same registers, asks the C
+ * side for the real return address and returns there.
  */
 	.text
 
 /*
- * The registers a function may have arguments in when it has not run its
- * prologue yet (or, for mcount, when its prologue left them in place): the
- * integer ones, rax (the vector count of a variadic call), r10 (the static
- * chain of nested functions), r11, and the vector ones. Called with rbp the
- * stub's frame and rsp 16-byte aligned.
+ * Every register a call may clobber: the traced function's caller may know
+ * (gcc's -fipa-ra) which ones the function leaves alone and keep values in
+ * them across the call, so the stubs, which run C, keep them all: rax (the
+ * vector count of a variadic call), the argument registers, r10 (the static
+ * chain), r11 and xmm0-15. Called with rbp the stub's frame and rsp 16-byte
+ * aligned.
  */
-	.macro SAVE_ARGS
-	subq	$208, %rsp
+	.macro SAVE_CALL_CLOBBERED
+	subq	$336, %rsp
 	movq	%rax, 0(%rsp)
-	movq	%rdi, 8(%rsp)
-	movq	%rsi, 16(%rsp)
-	movq	%rdx, 24(%rsp)
-	movq	%rcx, 32(%rsp)
+	movq	%rcx, 8(%rsp)
+	movq	%rdx, 16(%rsp)
+	movq	%rsi, 24(%rsp)
+	movq	%rdi, 32(%rsp)
 	movq	%r8, 40(%rsp)
 	movq	%r9, 48(%rsp)
 	movq	%r10, 56(%rsp)
@@ -39,9 +40,25 @@
 	movaps	%xmm5, 160(%rsp)
 	movaps	%xmm6, 176(%rsp)
 	movaps	%xmm7, 192(%rsp)
+	movaps	%xmm8, 208(%rsp)
+	movaps	%xmm9, 224(%rsp)
+	movaps	%xmm10, 240(%rsp)
+	movaps	%xmm11, 256(%rsp)
+	movaps	%xmm12, 272(%rsp)
+	movaps	%xmm13, 288(%rsp)
+	movaps	%xmm14, 304(%rsp)
+	movaps	%xmm15, 320(%rsp)
 	.endm
 
-	.macro RESTORE_ARGS
+	.macro RESTORE_CALL_CLOBBERED
+	movaps	320(%rsp), %xmm15
+	movaps	304(%rsp), %xmm14
+	movaps	288(%rsp), %xmm13
+	movaps	272(%rsp), %xmm12
+	movaps	256(%rsp), %xmm11
+	movaps	240(%rsp), %xmm10
+	movaps	224(%rsp), %xmm9
+	movaps	208(%rsp), %xmm8
 	movaps	192(%rsp), %xmm7
 	movaps	176(%rsp), %xmm6
 	movaps	160(%rsp), %xmm5
@@ -54,38 +71,50 @@
 	movq	56(%rsp), %r10
 	movq	48(%rsp), %r9
 	movq	40(%rsp), %r8
-	movq	32(%rsp), %rcx
-	movq	24(%rsp), %rdx
-	movq	16(%rsp), %rsi
-	movq	8(%rsp), %rdi
+	movq	32(%rsp), %rdi
+	movq	24(%rsp), %rsi
+	movq	16(%rsp), %rdx
+	movq	8(%rsp), %rcx
 	movq	0(%rsp), %rax
+	addq	$336, %rsp
 	.endm
 
-	.globl	__fentry__
-	.type	__fentry__, @function
+	/*
+	 * An entry stub: [rsp] = the call site, [rsp+8] = the function's return
+	 * address. The stack is 16-byte aligned here in code that keeps the
+	 * ABI, but not in all code: align it ourselves.
+	 */
+	.macro ENTRY_STUB name, handler
+	.globl	\name
+	.type	\name, @function
 	.p2align 4
-__fentry__:
+\name:
 	.cfi_startproc
-	/* [rsp] = the call site, [rsp+8] = the function's return address. The
-	 * stack is 16-byte aligned here in code that keeps the ABI, but not in
-	 * all code: align it ourselves. */
 	pushq	%rbp
 	.cfi_def_cfa_offset 16
 	.cfi_offset %rbp, -16
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
 	andq	$-16, %rsp
-	SAVE_ARGS
+	SAVE_CALL_CLOBBERED
 	leaq	16(%rbp), %rdi	/* where the function's return address is */
-	movq	8(%rbp), %rsi	/* the call site, 5 bytes into the function (or 9) */
-	call	ct_fentry_enter
-	RESTORE_ARGS
+	movq	8(%rbp), %rsi	/* the call site */
+	call	\handler
+	RESTORE_CALL_CLOBBERED
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
 	ret
 	.cfi_endproc
-	.size	__fentry__, .-__fentry__
+	.size	\name, .-\name
+	.endm
+
+	/* -mfentry: the call site is 5 bytes into the function (or 9, 6, 10) */
+	ENTRY_STUB __fentry__, ct_fentry_enter
+
+	/* a function we patched: the call site is in its trampoline (relocate.h) */
+	ENTRY_STUB ct_patch_entry, ct_patch_enter
+	.hidden	ct_patch_entry
 
 	/*
 	 * Code built with -pg alone calls mcount after its prologue (push %rbp;
@@ -104,11 +133,11 @@ mcount:
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
 	andq	$-16, %rsp
-	SAVE_ARGS
+	SAVE_CALL_CLOBBERED
 	movq	%r11, %rdi
 	movq	8(%rbp), %rsi	/* the call site, inside the function */
 	call	ct_mcount_enter
-	RESTORE_ARGS
+	RESTORE_CALL_CLOBBERED
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
@@ -123,25 +152,20 @@ mcount:
 ct_return_trampoline:
 	.cfi_startproc
 	/* the traced function just returned here: rsp is 8 past where its
-	 * return address was; rax, rdx, xmm0, xmm1 hold what it returns */
-	pushq	%rbp		/* into that slot: rbp now points at it */
+	 * return address was; rax, rdx, xmm0, xmm1 (and st0) hold what it
+	 * returns, and its caller may rely on more (see SAVE_CALL_CLOBBERED) */
+	subq	$8, %rsp	/* back to that slot: the real address goes there */
+	pushq	%rbp
 	movq	%rsp, %rbp
 	andq	$-16, %rsp
-	subq	$48, %rsp
-	movq	%rax, 0(%rsp)
-	movq	%rdx, 8(%rsp)
-	movaps	%xmm0, 16(%rsp)
-	movaps	%xmm1, 32(%rsp)
-	movq	%rbp, %rdi
+	SAVE_CALL_CLOBBERED
+	leaq	8(%rbp), %rdi	/* the slot */
 	call	ct_fentry_exit	/* the real return address */
-	movq	%rax, %r11
-	movaps	32(%rsp), %xmm1
-	movaps	16(%rsp), %xmm0
-	movq	8(%rsp), %rdx
-	movq	0(%rsp), %rax
+	movq	%rax, 8(%rbp)
+	RESTORE_CALL_CLOBBERED
 	movq	%rbp, %rsp
 	popq	%rbp
-	jmp	*%r11
+	ret
 	.cfi_endproc
 	.size	ct_return_trampoline, .-ct_return_trampoline
 

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Moving a function's first instructions to its trampoline, with Zydis.
+ *
+ * Safe means: every byte of the function decodes; no branch, from the
+ * function itself or (through the caller's checks) from any other, lands in
+ * the bytes we move or loops back to the entry; no jump table whose targets
+ * we cannot see; and every moved instruction can run elsewhere:
+ *   - RIP-relative operands get their displacement recomputed;
+ *   - jmp/jcc become their rel32 forms aimed at the same target;
+ *   - a call (direct, or through the GOT) is always the last moved
+ *     instruction (it is at least 5 bytes long), so it becomes "push the
+ *     original return address, jump to the callee": the callee returns
+ *     into the original function and unwinders see a real return address;
+ *   - loop, jrcxz, xbegin and other calls cannot move: the function is
+ *     skipped, never half-patched.
+ */
+#include <string.h>
+#include <Zydis/Zydis.h>
+
+#include "../../common/pool.h"
+#include "relocate.h"
+
+static ZydisDecoder ct_decoder;
+static int ct_decoder_ready;
+
+static int ct_decode(const uint8_t *p, size_t len, ZydisDecodedInstruction *insn)
+{
+	if (!ct_decoder_ready) {
+		ZydisDecoderInit(&ct_decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+		ct_decoder_ready = 1;
+	}
+	return ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&ct_decoder, NULL, p, len, insn));
+}
+
+static int ct_is_rip_relative(const ZydisDecodedInstruction *insn)
+{
+	return (insn->attributes & ZYDIS_ATTRIB_HAS_MODRM) && insn->raw.modrm.mod == 0 &&
+	       insn->raw.modrm.rm == 5;
+}
+
+static int ct_is_branch(const ZydisDecodedInstruction *insn)
+{
+	return insn->raw.imm[0].is_relative;
+}
+
+/* Where a relative branch at ip goes. */
+static uintptr_t ct_branch_target(const ZydisDecodedInstruction *insn, uintptr_t ip)
+{
+	return ip + insn->length + (intptr_t)insn->raw.imm[0].value.s;
+}
+
+/* Bytes a moved instruction takes in the trampoline; 0 if it cannot move. */
+static int ct_moved_size(const ZydisDecodedInstruction *insn)
+{
+	switch (insn->meta.category) {
+	case ZYDIS_CATEGORY_UNCOND_BR:
+		return ct_is_branch(insn) ? 5 : insn->length;
+	case ZYDIS_CATEGORY_COND_BR:
+		/* jcc; loop, jrcxz and friends have no rel32 form */
+		return insn->mnemonic == ZYDIS_MNEMONIC_JRCXZ || insn->mnemonic == ZYDIS_MNEMONIC_JECXZ ||
+				       insn->mnemonic == ZYDIS_MNEMONIC_JCXZ ||
+				       insn->mnemonic == ZYDIS_MNEMONIC_LOOP ||
+				       insn->mnemonic == ZYDIS_MNEMONIC_LOOPE ||
+				       insn->mnemonic == ZYDIS_MNEMONIC_LOOPNE ?
+			       0 :
+			       6;
+	case ZYDIS_CATEGORY_CALL:
+		/* lea -8(%rsp),%rsp; movl lo,(%rsp); movl hi,4(%rsp); jmp */
+		if (ct_is_branch(insn))
+			return 5 + 7 + 8 + 5;
+		return ct_is_rip_relative(insn) ? 5 + 7 + 8 + 6 : 0;
+	default:
+		if (insn->mnemonic == ZYDIS_MNEMONIC_XBEGIN || (ct_is_branch(insn)))
+			return 0;
+		return insn->length;
+	}
+}
+
+/* The instructions to move: whole ones covering CT_PATCH_JUMP_LEN bytes. */
+static int ct_plan_moved(struct ct_arch_func *f, const uint8_t *code)
+{
+	size_t off = f->patch_off, tramp = CT_TRAMP_HEAD + 5;
+	ZydisDecodedInstruction insn;
+
+	while (off < f->patch_off + CT_PATCH_JUMP_LEN) {
+		if (off >= f->size)
+			return CT_SKIP_TOO_SHORT;
+		if (!ct_decode(code + off, f->size - off, &insn))
+			return CT_SKIP_UNDECODABLE;
+		int n = ct_moved_size(&insn);
+		if (!n)
+			return CT_SKIP_INSTRUCTION;
+		tramp += (size_t)n;
+		off += insn.length;
+	}
+	f->moved = (uint8_t)(off - f->patch_off);
+	f->tramp_len = (uint16_t)tramp;
+	return CT_SKIP_NONE;
+}
+
+/*
+ * Jump tables. A switch compiles to "jmp *TABLE(,%reg,8)" (absolute
+ * entries) or, in position-independent code, "lea TABLE(%rip),%rb; movslq
+ * (%rb,%ri,4),%rx; add %rb,%rx; jmp *%rx" (entries relative to the table).
+ * Every entry that lands in the function is a branch target like any other.
+ * An indirect jump that is neither (jmp *%rax after loading a function
+ * pointer, jmp *8(%rdi)) is a tail call, and lands elsewhere.
+ */
+#define CT_MAX_TABLE_BASES 16
+#define CT_MAX_TABLE_ENTRIES 4096
+
+struct ct_tables {
+	uintptr_t rel_base[CT_MAX_TABLE_BASES]; /* rip-relative lea targets: maybe tables */
+	uintptr_t abs_base[CT_MAX_TABLE_BASES];
+	int nrel, nabs;
+	int indexed_load; /* movslq (%rb,%ri,4): a relative table is read */
+	int reg_jump;	  /* jmp *%reg */
+	int lost;	  /* more bases than we keep */
+};
+
+static void ct_note_table_parts(const ZydisDecodedInstruction *insn, uintptr_t ip,
+				struct ct_tables *t)
+{
+	int has_sib = (insn->attributes & ZYDIS_ATTRIB_HAS_SIB) != 0;
+	if (insn->mnemonic == ZYDIS_MNEMONIC_LEA && ct_is_rip_relative(insn)) {
+		if (t->nrel < CT_MAX_TABLE_BASES)
+			t->rel_base[t->nrel++] = ip + insn->length + (intptr_t)insn->raw.disp.value;
+		else
+			t->lost = 1;
+	} else if (insn->mnemonic == ZYDIS_MNEMONIC_MOVSXD && has_sib && insn->raw.sib.scale == 2) {
+		t->indexed_load = 1;
+	} else if (insn->meta.category == ZYDIS_CATEGORY_UNCOND_BR && !ct_is_branch(insn)) {
+		if (insn->raw.modrm.mod == 3)
+			t->reg_jump = 1;
+		else if (has_sib && insn->raw.modrm.mod == 0 && insn->raw.sib.base == 5) {
+			if (t->nabs < CT_MAX_TABLE_BASES)
+				t->abs_base[t->nabs++] = (uintptr_t)(intptr_t)insn->raw.disp.value;
+			else
+				t->lost = 1;
+		}
+	}
+}
+
+static int ct_bad_target(const struct ct_arch_func *f, uintptr_t to)
+{
+	uintptr_t lo = f->addr + f->patch_off, hi = lo + f->moved;
+	return to == f->addr || (to >= lo && to < hi);
+}
+
+/* Entries of one table, while they land in the function: 1 if one lands in moved bytes. */
+static int ct_table_hits(const struct ct_arch_func *f, const struct ct_arch_env *env,
+			 uintptr_t base, int relative)
+{
+	size_t width = relative ? 4 : 8;
+	for (size_t i = 0; i < CT_MAX_TABLE_ENTRIES; i++) {
+		uintptr_t at = base + i * width, to;
+		if (!env->readable(env->ctx, at, width))
+			break;
+		if (relative) {
+			int32_t rel;
+			memcpy(&rel, (const void *)at, 4);
+			to = base + (intptr_t)rel;
+		} else {
+			memcpy(&to, (const void *)at, 8);
+		}
+		if (to < f->addr || to >= f->addr + f->size)
+			break;
+		if (ct_bad_target(f, to))
+			return 1;
+	}
+	return 0;
+}
+
+static int ct_check_tables(const struct ct_arch_func *f, const struct ct_arch_env *env,
+			   const struct ct_tables *t)
+{
+	int relative = t->reg_jump && t->indexed_load;
+	if (t->lost || (relative && !t->nrel))
+		return CT_SKIP_INDIRECT_JUMP; /* a table we cannot find */
+	for (int i = 0; relative && i < t->nrel; i++)
+		if (ct_table_hits(f, env, t->rel_base[i], 1))
+			return CT_SKIP_BRANCH_IN;
+	for (int i = 0; i < t->nabs; i++)
+		if (ct_table_hits(f, env, t->abs_base[i], 0))
+			return CT_SKIP_BRANCH_IN;
+	return CT_SKIP_NONE;
+}
+
+/*
+ * Every branch is told to the caller even when the function itself cannot be
+ * patched: it may land in the entry of another that can.
+ */
+int ct_arch_analyse(struct ct_arch_func *f, const struct ct_arch_env *env)
+{
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	const uint8_t *code = (const uint8_t *)f->addr;
+	ZydisDecodedInstruction insn;
+	struct ct_tables tables = { 0 };
+
+	f->patch_off = f->size >= 4 && !memcmp(code, endbr64, 4) ? 4 : 0;
+	int why = ct_plan_moved(f, code);
+	if (why)
+		f->moved = 0;
+	for (size_t off = 0; off < f->size; off += insn.length) {
+		if (!ct_decode(code + off, f->size - off, &insn))
+			return CT_SKIP_UNDECODABLE;
+		ct_note_table_parts(&insn, f->addr + off, &tables);
+		if (!ct_is_branch(&insn))
+			continue;
+		uintptr_t to = ct_branch_target(&insn, f->addr + off);
+		int call = insn.meta.category == ZYDIS_CATEGORY_CALL;
+		/* a jump back to the entry is a loop: each turn would count as a call */
+		uintptr_t lo = f->addr + f->patch_off;
+		if (!why && (call ? to > lo && to < lo + f->moved : ct_bad_target(f, to)))
+			why = CT_SKIP_BRANCH_IN;
+		if (to < f->addr || to >= f->addr + f->size)
+			env->target(env->ctx, to);
+	}
+	return why ? why : ct_check_tables(f, env, &tables);
+}
+
+static int ct_rel32(uintptr_t from_end, uintptr_t to, uint8_t *out)
+{
+	int64_t rel = (int64_t)(to - from_end);
+	if (rel != (int32_t)rel)
+		return 0;
+	int32_t r = (int32_t)rel;
+	memcpy(out, &r, 4);
+	return 1;
+}
+
+/* "Push" the original return address without touching flags or registers. */
+static uint8_t *ct_push_return(uint8_t *p, uintptr_t ret)
+{
+	static const uint8_t lea[5] = { 0x48, 0x8d, 0x64, 0x24, 0xf8 }; /* lea -8(%rsp),%rsp */
+	uint32_t lo = (uint32_t)ret, hi = (uint32_t)(ret >> 32);
+	memcpy(p, lea, 5);
+	p += 5;
+	*p++ = 0xc7; /* movl $lo, (%rsp) */
+	*p++ = 0x04;
+	*p++ = 0x24;
+	memcpy(p, &lo, 4);
+	p += 4;
+	*p++ = 0xc7; /* movl $hi, 4(%rsp) */
+	*p++ = 0x44;
+	*p++ = 0x24;
+	*p++ = 0x04;
+	memcpy(p, &hi, 4);
+	return p + 4;
+}
+
+/* One moved instruction, from old_ip to the trampoline at new_ip; NULL if out of reach. */
+static uint8_t *ct_relocate_one(const ZydisDecodedInstruction *insn, const uint8_t *src,
+				uintptr_t old_ip, uintptr_t new_ip, uint8_t *p)
+{
+	uintptr_t next = old_ip + insn->length;
+	if (insn->meta.category == ZYDIS_CATEGORY_CALL) {
+		uint8_t *q = ct_push_return(p, next);
+		new_ip += (uintptr_t)(q - p);
+		if (ct_is_branch(insn)) {
+			*q = 0xe9;
+			return ct_rel32(new_ip + 5, ct_branch_target(insn, old_ip), q + 1) ? q + 5 : NULL;
+		}
+		int32_t disp = (int32_t)insn->raw.disp.value; /* call *x(%rip) -> jmp *x(%rip) */
+		q[0] = 0xff;
+		q[1] = 0x25;
+		return ct_rel32(new_ip + 6, next + disp, q + 2) ? q + 6 : NULL;
+	}
+	if (ct_is_branch(insn)) {
+		uintptr_t to = ct_branch_target(insn, old_ip);
+		if (insn->meta.category == ZYDIS_CATEGORY_UNCOND_BR) {
+			*p = 0xe9;
+			return ct_rel32(new_ip + 5, to, p + 1) ? p + 5 : NULL;
+		}
+		/* jcc: the condition is the low nibble of the opcode in both forms */
+		p[0] = 0x0f;
+		p[1] = (uint8_t)(0x80 | (insn->opcode & 0x0f));
+		return ct_rel32(new_ip + 6, to, p + 2) ? p + 6 : NULL;
+	}
+	memcpy(p, src, insn->length);
+	if (ct_is_rip_relative(insn)) {
+		int32_t disp = (int32_t)insn->raw.disp.value;
+		if (!ct_rel32(new_ip + insn->length, next + disp, p + insn->raw.disp.offset))
+			return NULL;
+	}
+	return p + insn->length;
+}
+
+int ct_arch_build_trampoline(const struct ct_arch_func *f, uintptr_t at, uintptr_t entry_thunk,
+			     uint8_t *out)
+{
+	const uint8_t *code = (const uint8_t *)f->addr;
+	uint8_t *p = out;
+	ZydisDecodedInstruction insn;
+
+	memcpy(p, &f->addr, 8);
+	p[8] = 0xe8;
+	if (!ct_rel32(at + CT_TRAMP_HEAD, entry_thunk, p + 9))
+		return 0;
+	p += CT_TRAMP_HEAD;
+	for (size_t off = f->patch_off; off < f->patch_off + f->moved; off += insn.length) {
+		if (!ct_decode(code + off, f->size - off, &insn))
+			return 0;
+		p = ct_relocate_one(&insn, code + off, f->addr + off, at + (uintptr_t)(p - out), p);
+		if (!p)
+			return 0;
+	}
+	uintptr_t back = f->addr + f->patch_off + f->moved;
+	*p = 0xe9;
+	if (!ct_rel32(at + (uintptr_t)(p - out) + 5, back, p + 1))
+		return 0;
+	return 1;
+}
+
+int ct_arch_encode_patch(const struct ct_arch_func *f, uintptr_t tramp, uint8_t *out)
+{
+	uintptr_t at = f->addr + f->patch_off;
+	out[0] = 0xe9;
+	if (!ct_rel32(at + 5, tramp + 8, out + 1))
+		return 0;
+	memset(out + 5, 0xcc, f->moved - 5u);
+	return 1;
+}

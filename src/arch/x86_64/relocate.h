@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Dynamic patching on x86-64: whether a function's entry can be moved to a
+ * trampoline, and the trampoline itself. The first whole instructions that
+ * cover 5 bytes (after endbr64, which stays) move to the trampoline and a
+ * "jmp trampoline" takes their place. The trampoline is
+ *
+ *	.quad	function		what the entry stub records
+ *	call	entry_thunk		jmp *0(%rip) -> ct_patch_entry
+ *	<the moved instructions, relocated>
+ *	jmp	function + patched bytes
+ *
+ * so the entry stub finds the function 13 bytes before its return address:
+ * no lookup on a call.
+ */
+#ifndef CT_ARCH_X86_64_RELOCATE_H
+#define CT_ARCH_X86_64_RELOCATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CT_PATCH_JUMP_LEN  5  /* jmp rel32 */
+#define CT_TRAMP_HEAD	   13 /* .quad function; call entry_thunk */
+#define CT_TRAMP_MAX	   160
+#define CT_MOVED_MAX	   32 /* a prologue instruction is at most 15 bytes */
+
+struct ct_arch_func {
+	uintptr_t addr;	    /* the function's first byte, in this process */
+	uint32_t size;	    /* from its symbol */
+	uint8_t patch_off;  /* where the jump goes: 4 after endbr64, else 0 */
+	uint8_t moved;	    /* bytes of whole instructions moved from there */
+	uint16_t tramp_len; /* bytes its trampoline takes */
+};
+
+/* What the analysis needs from the module. */
+struct ct_arch_env {
+	/* a direct branch or call out of the function: no other may jump into moved bytes */
+	void (*target)(void *ctx, uintptr_t to);
+	/* may the analysis read there (a jump table)? */
+	int (*readable)(void *ctx, uintptr_t addr, size_t len);
+	void *ctx;
+};
+
+/* Decode the whole function: 0 (CT_SKIP_NONE) if it can be patched, else a CT_SKIP_* reason. */
+int ct_arch_analyse(struct ct_arch_func *f, const struct ct_arch_env *env);
+/* Write f's trampoline, to run at address at, into out (tramp_len bytes); 0 if out of reach. */
+int ct_arch_build_trampoline(const struct ct_arch_func *f, uintptr_t at, uintptr_t entry_thunk,
+			     uint8_t *out);
+/* The bytes that replace the moved ones: a jump to the trampoline at tramp, then int3s. */
+int ct_arch_encode_patch(const struct ct_arch_func *f, uintptr_t tramp, uint8_t *out);
+
+#endif

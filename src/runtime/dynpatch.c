@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Dynamic patching of a module built with nothing special: its functions
+ * (from .symtab, else .dynsym) are decoded whole, those that can be moved
+ * safely get a trampoline (src/arch/x86_64/relocate.h) in memory mapped
+ * within reach of the module, and a jump to it over their first
+ * instructions. The others are left exactly as they were and counted by
+ * reason, with their names, for `calltrace info`.
+ *
+ * A branch from anywhere in the module into the bytes a patch would move
+ * makes that function unsafe: every function is decoded for its branches,
+ * selected or not. Code is writable only while the jumps are written. This
+ * runs once per module (at start, or after dlopen), never on a call.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "runtime.h"
+#include "elfmap.h"
+#include "patching.h"
+#include "select.h"
+#include "../arch/x86_64/patch.h"
+#include "../arch/x86_64/relocate.h"
+
+void ct_patch_entry(void) CT_HIDDEN;
+
+struct ct_cand {
+	struct ct_arch_func f;
+	const char *name;
+	uint8_t selected;
+	uint8_t reason;
+	uint8_t inner;	   /* lowest offset another function branches to (0: none) */
+	uint32_t tramp_at; /* offset of its trampoline in the module's area */
+};
+
+struct ct_module_scan {
+	struct ct_cand *c;
+	size_t n;
+	uintptr_t text_lo, text_hi; /* the module's executable segments */
+	const struct dl_phdr_info *info;
+};
+
+static int ct_cand_order(const void *a, const void *b)
+{
+	const struct ct_cand *x = a, *y = b;
+	if (x->f.addr != y->f.addr)
+		return x->f.addr < y->f.addr ? -1 : 1;
+	return (y->f.size > x->f.size) - (y->f.size < x->f.size); /* the sized alias first */
+}
+
+/* The function whose first bytes contain addr, if any. */
+static struct ct_cand *ct_cand_at(struct ct_module_scan *s, uintptr_t addr)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->c[mid].f.addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr - s->c[lo - 1].f.addr >= CT_MOVED_MAX + 4)
+		return NULL;
+	return &s->c[lo - 1];
+}
+
+static void ct_note_target(void *ctx, uintptr_t target)
+{
+	struct ct_module_scan *s = ctx;
+	struct ct_cand *c = ct_cand_at(s, target);
+	if (c && target != c->f.addr) {
+		uint8_t off = (uint8_t)(target - c->f.addr);
+		if (!c->inner || off < c->inner)
+			c->inner = off;
+	}
+}
+
+/* Inside one of the module's readable segments (jump tables are read there). */
+static int ct_readable(void *ctx, uintptr_t addr, size_t len)
+{
+	const struct ct_module_scan *s = ctx;
+	for (int i = 0; i < s->info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &s->info->dlpi_phdr[i];
+		uintptr_t start = s->info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_R) && addr >= start &&
+		    addr + len <= start + ph->p_filesz)
+			return 1;
+	}
+	return 0;
+}
+
+static int ct_in_text(const struct ct_module_scan *s, uintptr_t addr, uint64_t size)
+{
+	return addr >= s->text_lo && size <= s->text_hi - addr;
+}
+
+/* The module's function symbols, sorted, one per address. */
+static void ct_collect(struct ct_module_scan *s, const struct ct_elf_map *m, uintptr_t base)
+{
+	const ElfW(Shdr) *symtab = ct_elf_section_type(m, SHT_SYMTAB);
+	if (!symtab)
+		symtab = ct_elf_section_type(m, SHT_DYNSYM);
+	if (!symtab || symtab->sh_entsize != sizeof(ElfW(Sym)))
+		return;
+	const ElfW(Shdr) *strtab = ct_elf_section_at(m, symtab->sh_link);
+	const ElfW(Sym) *sym = ct_elf_contents(m, symtab);
+	size_t count = symtab->sh_size / sizeof(ElfW(Sym));
+	s->c = calloc(count + 1, sizeof(*s->c));
+	if (!s->c)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		const ElfW(Sym) *y = &sym[i];
+		uintptr_t addr = base + y->st_value;
+		if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF ||
+		    !y->st_value || !ct_in_text(s, addr, y->st_size))
+			continue;
+		struct ct_cand *c = &s->c[s->n++];
+		c->f.addr = addr;
+		c->f.size = (uint32_t)y->st_size;
+		c->name = ct_elf_string(m, strtab, y->st_name);
+	}
+	qsort(s->c, s->n, sizeof(*s->c), ct_cand_order);
+	size_t out = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (!out || s->c[out - 1].f.addr != s->c[i].f.addr)
+			s->c[out++] = s->c[i];
+	s->n = out;
+}
+
+static void ct_skip(struct ct_cand *c, int reason)
+{
+	c->reason = (uint8_t)reason;
+	ct_patch_count_skip(reason, c->name);
+}
+
+/* Decode everything, then decide: a function is safe once all branches are known. */
+static void ct_analyse_all(struct ct_module_scan *s, const char *path, int program)
+{
+	const struct ct_arch_env env = { ct_note_target, ct_readable, s };
+	for (size_t i = 0; i < s->n; i++) {
+		struct ct_cand *c = &s->c[i];
+		c->selected = (uint8_t)ct_select_function(path, program, c->name);
+		if (!c->f.size) {
+			c->reason = CT_SKIP_NO_SIZE;
+			continue;
+		}
+		c->reason = (uint8_t)ct_arch_analyse(&c->f, &env);
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		struct ct_cand *c = &s->c[i];
+		if (!c->selected)
+			continue;
+		if (!c->reason && c->inner > c->f.patch_off &&
+		    c->inner < c->f.patch_off + c->f.moved)
+			c->reason = CT_SKIP_BRANCH_IN;
+		if (c->reason)
+			ct_skip(c, c->reason);
+	}
+}
+
+/* Trampolines for the patchable ones, in one area near the module; 0 if none could be had. */
+static uintptr_t ct_build_trampolines(struct ct_module_scan *s, size_t *area_len)
+{
+	size_t total = CT_THUNK_LEN + 2;
+	for (size_t i = 0; i < s->n; i++) {
+		struct ct_cand *c = &s->c[i];
+		if (c->selected && !c->reason) {
+			total = (total + 7) & ~(size_t)7;
+			c->tramp_at = (uint32_t)total;
+			total += c->f.tramp_len;
+		}
+	}
+	uintptr_t area = ct_map_near(s->text_lo, s->text_hi, total);
+	if (!area)
+		return 0;
+	*area_len = total;
+	uint8_t *p = (uint8_t *)area;
+	ct_arch_encode_thunk(p, (uintptr_t)ct_patch_entry);
+	for (size_t i = 0; i < s->n; i++) {
+		struct ct_cand *c = &s->c[i];
+		if (c->selected && !c->reason &&
+		    !ct_arch_build_trampoline(&c->f, area + c->tramp_at, area, p + c->tramp_at))
+			ct_skip(c, CT_SKIP_OUT_OF_REACH);
+	}
+	mprotect((void *)area, total, PROT_READ | PROT_EXEC);
+	return area;
+}
+
+/* Write the jumps; the code is writable only meanwhile. */
+static void ct_write_jumps(struct ct_module_scan *s, uintptr_t area)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t lo = s->text_lo & ~(uintptr_t)(page - 1);
+	size_t len = s->text_hi - lo;
+	uint32_t patched = 0;
+
+	if (mprotect((void *)lo, len, PROT_READ | PROT_WRITE | PROT_EXEC) < 0) {
+		for (size_t i = 0; i < s->n; i++)
+			if (s->c[i].selected && !s->c[i].reason)
+				ct_skip(&s->c[i], CT_SKIP_UNWRITABLE);
+		return;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		struct ct_cand *c = &s->c[i];
+		uint8_t jump[CT_MOVED_MAX];
+		if (!c->selected || c->reason)
+			continue;
+		if (!ct_arch_encode_patch(&c->f, area + c->tramp_at, jump)) {
+			ct_skip(c, CT_SKIP_OUT_OF_REACH);
+			continue;
+		}
+		memcpy((void *)(c->f.addr + c->f.patch_off), jump, c->f.moved);
+		patched++;
+	}
+	mprotect((void *)lo, len, PROT_READ | PROT_EXEC);
+	__builtin___clear_cache((char *)lo, (char *)s->text_hi);
+	atomic_fetch_add(&ct_ctl->patched, patched);
+	if (patched)
+		atomic_fetch_or(&ct_ctl->methods, CT_METHOD_PATCH);
+}
+
+/* The runtime range of the module's executable segments. */
+static int ct_text_range(const struct dl_phdr_info *info, struct ct_module_scan *s)
+{
+	s->text_lo = UINTPTR_MAX;
+	s->text_hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+		if (start < s->text_lo)
+			s->text_lo = start;
+		if (start + ph->p_memsz > s->text_hi)
+			s->text_hi = start + ph->p_memsz;
+	}
+	return s->text_lo < s->text_hi;
+}
+
+void ct_dynpatch_module(const struct dl_phdr_info *info, const struct ct_elf_map *m,
+			const char *path, int program)
+{
+	struct ct_module_scan s = { 0 };
+	size_t area_len = 0;
+
+	s.info = info;
+	if (!ct_text_range(info, &s))
+		return;
+	ct_collect(&s, m, info->dlpi_addr);
+	ct_analyse_all(&s, path, program);
+	uintptr_t area = ct_build_trampolines(&s, &area_len);
+	if (area) {
+		ct_write_jumps(&s, area);
+	} else {
+		for (size_t i = 0; i < s.n; i++)
+			if (s.c[i].selected && !s.c[i].reason)
+				ct_skip(&s.c[i], CT_SKIP_OUT_OF_REACH);
+	}
+	free(s.c);
+}

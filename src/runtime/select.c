@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What dynamic patching takes: the method record --method chose
+ * (CALLTRACE_METHOD), and the -P patterns (CALLTRACE_PATTERNS, one per line).
+ *
+ *   parse_*          functions of the program matching the glob
+ *   libfoo.so:*      functions of a library (its file name, with or without
+ *                    the version after ".so")
+ *   !pattern         not these
+ *
+ * Without a pattern for the program, all its functions are taken. Names
+ * match as in every other filter: the symbol, or the short demangled name,
+ * or any "::" suffix of it. Patching runs once per module, never on a call,
+ * so it may use libc freely (the demangler allocates).
+ */
+#include <dlfcn.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+#include "select.h"
+#include "../common/names.h"
+
+#define CT_MAX_PATTERNS 128
+
+struct ct_pattern {
+	const char *module; /* NULL: the program */
+	const char *func;
+	int exclude;
+};
+
+static struct ct_pattern ct_patterns[CT_MAX_PATTERNS];
+static size_t ct_npatterns;
+static char ct_pattern_text[8192];
+static int ct_parsed, ct_method, ct_program_patterns;
+
+typedef char *(*ct_demangle_fn)(const char *, char *, size_t *, int *);
+
+/* Modules whose functions the runtime itself, or the unwinder, relies on. */
+static const char *const ct_never_libs[] = { "ld-linux*", "libc.so*",	   "libcalltrace*",
+					     "libZydis*", "libZycore*",	   "libgcc_s*",
+					     "libdl.so*", "libpthread.so*" };
+
+/* Start-up code and the cold halves of functions (jumped to, never called). */
+static const char *const ct_never_funcs[] = {
+	"_start",	       "_init",		     "_fini",
+	"__libc_csu_init",     "__libc_csu_fini",    "deregister_tm_clones",
+	"register_tm_clones",  "__do_global_dtors_aux", "frame_dummy",
+	"_dl_relocate_static_pie", "__x86.get_pc_thunk.*", "*.cold",
+	"*.cold.*",	       "__stack_chk_fail_local",
+};
+
+static void ct_parse(void)
+{
+	static const char *const methods[] = { "auto", "finstrument", "fentry", "patchable",
+					       "patch" };
+	const char *m = getenv("CALLTRACE_METHOD");
+	for (size_t i = 0; m && i < CT_ARRAY_LEN(methods); i++)
+		if (!strcmp(m, methods[i]))
+			ct_method = (int)i;
+	const char *env = getenv("CALLTRACE_PATTERNS");
+	if (env)
+		strncpy(ct_pattern_text, env, sizeof(ct_pattern_text) - 1);
+	for (char *line = ct_pattern_text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (!*line || ct_npatterns == CT_MAX_PATTERNS)
+			continue;
+		struct ct_pattern *p = &ct_patterns[ct_npatterns++];
+		p->exclude = *line == '!';
+		line += p->exclude;
+		char *colon = strchr(line, ':');
+		/* "ns::f" is a C++ name, not a module */
+		if (colon && colon[1] != ':' && (colon == line || colon[-1] != ':')) {
+			*colon = 0;
+			p->module = line;
+			p->func = colon + 1;
+		} else {
+			p->func = line;
+			ct_program_patterns += !p->exclude;
+		}
+	}
+	ct_parsed = 1;
+}
+
+int ct_select_method(void)
+{
+	if (!ct_parsed)
+		ct_parse();
+	return ct_method;
+}
+
+/* libfoo.so.1.2 matches "libfoo.so" as well as "libfoo.so.1.2". */
+static int ct_module_matches(const char *pat, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (!fnmatch(pat, base, 0))
+		return 1;
+	const char *so = strstr(base, ".so.");
+	char unversioned[256];
+	if (!so || (size_t)(so - base) + 3 >= sizeof(unversioned))
+		return 0;
+	memcpy(unversioned, base, (size_t)(so - base) + 3);
+	unversioned[so - base + 3] = 0;
+	return !fnmatch(pat, unversioned, 0);
+}
+
+int ct_select_library(const char *path)
+{
+	if (!ct_parsed)
+		ct_parse();
+	for (size_t i = 0; i < CT_ARRAY_LEN(ct_never_libs); i++)
+		if (ct_module_matches(ct_never_libs[i], path))
+			return 0;
+	for (size_t i = 0; i < ct_npatterns; i++)
+		if (ct_patterns[i].module && !ct_patterns[i].exclude &&
+		    ct_module_matches(ct_patterns[i].module, path))
+			return 1;
+	return 0;
+}
+
+/* The name as users write it: raw, or the demangled short name. */
+static int ct_name_matches(const char *pat, const char *raw, const char *shortname)
+{
+	return !fnmatch(pat, raw, 0) || (shortname && ct_glob_name(pat, shortname));
+}
+
+static ct_demangle_fn demangle;
+
+/*
+ * Outside dl_iterate_phdr, which holds a lock of the loader. Patterns match
+ * demangled names: a C++ program that does not link libstdc++ (it uses
+ * nothing of it) gets a private copy, for its demangler only.
+ */
+void ct_select_prepare(void)
+{
+	if (!ct_parsed)
+		ct_parse();
+	if (demangle || !ct_npatterns)
+		return;
+	demangle = (ct_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (!demangle) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		demangle = h ? (ct_demangle_fn)dlsym(h, "__cxa_demangle") : NULL;
+	}
+}
+
+static char *ct_short_of(const char *raw, char *buf, size_t len)
+{
+	if (raw[0] != '_' || raw[1] != 'Z')
+		return NULL;
+	int status = -1;
+	char *d = demangle ? demangle(raw, NULL, NULL, &status) : NULL;
+	if (!d || status) {
+		free(d);
+		return NULL;
+	}
+	size_t start, end;
+	ct_short_name_span(d, &start, &end);
+	if (end - start >= len)
+		end = start + len - 1;
+	memcpy(buf, d + start, end - start);
+	buf[end - start] = 0;
+	free(d);
+	ct_drop_abi_tags(buf);
+	return buf;
+}
+
+int ct_select_function(const char *path, int program, const char *raw)
+{
+	char buf[1024];
+	const char *shortname = NULL;
+	int demangled = 0, positive;
+
+	if (!ct_parsed)
+		ct_parse();
+	positive = program && !ct_program_patterns;
+	for (size_t i = 0; i < CT_ARRAY_LEN(ct_never_funcs); i++)
+		if (!fnmatch(ct_never_funcs[i], raw, 0))
+			return 0;
+	for (size_t i = 0; i < ct_npatterns; i++) {
+		const struct ct_pattern *p = &ct_patterns[i];
+		if (p->module ? !ct_module_matches(p->module, path) : !program && !p->exclude)
+			continue;
+		if (p->exclude ? 0 : positive)
+			continue; /* already taken: only exclusions matter now */
+		if (!demangled) {
+			shortname = ct_short_of(raw, buf, sizeof(buf));
+			demangled = 1;
+		}
+		if (!ct_name_matches(p->func, raw, shortname))
+			continue;
+		if (p->exclude)
+			return 0;
+		positive = 1;
+	}
+	return positive;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* What dynamic patching takes: the method asked for and the -P patterns (select.c). */
+#ifndef CT_RUNTIME_SELECT_H
+#define CT_RUNTIME_SELECT_H
+
+/* record --method, in this order */
+enum { CT_SEL_AUTO, CT_SEL_FINSTRUMENT, CT_SEL_FENTRY, CT_SEL_PATCHABLE, CT_SEL_PATCH };
+
+int ct_select_method(void) CT_HIDDEN;
+/* Before looking at modules: read the settings, find the demangler (C++ programs). */
+void ct_select_prepare(void) CT_HIDDEN;
+/* 1 if some -P pattern asks for functions of this shared library (and we may patch it). */
+int ct_select_library(const char *path) CT_HIDDEN;
+/* 1 if the function of that module (program: the executable) is to be patched. */
+int ct_select_function(const char *path, int program, const char *raw_name) CT_HIDDEN;
+
+#endif
