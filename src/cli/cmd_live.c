@@ -17,7 +17,7 @@ static const char ct_live_help[] =
 	"  -o, --output=FILE    print the tree to FILE instead of the terminal\n"
 	"      --data=PATH      keep the trace in PATH (default: a temporary file, removed)\n"
 	"  -b, --buffer-size=SIZE, --chunk-size=SIZE, --lossy, --no-follow   as for record\n"
-	"  --method, -P, --libcalls                                           as for record\n"
+	"      --method=METHOD, -P PATTERN                                    as for record\n"
 	"  -T, --timestamps     show when each line happened (seconds since the start)\n" CT_FILTER_HELP
 	"      --no-demangle    show C++ names as they are in the binary\n"
 	"      --color=WHEN     auto (on a terminal, unless NO_COLOR is set), always, never\n"

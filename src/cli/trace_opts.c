@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * How record and live trace a program: --method, -P patterns, --libcalls.
+ * How record and live trace a program: --method and -P patterns.
  * They reach the runtime through the environment (src/runtime/select.c);
  * the method is checked against the program here, before it starts, so a
  * wrong choice is one clear line rather than an empty trace.
@@ -45,9 +45,6 @@ int ct_trace_opt(const char *cmd, int c, const char *arg)
 		ct_error("%s: --method takes auto, finstrument, fentry, patchable or patch, not '%s'",
 			 cmd, arg);
 		return -1;
-	case 1451:
-		setenv("CALLTRACE_LIBCALLS", "1", 1);
-		return 0;
 	default:
 		return 1;
 	}
@@ -111,9 +108,6 @@ int ct_trace_check(const char *cmd, const char *prog)
 		rc = -1;
 	} else if (ct_method_fits(cmd, prog, &e) < 0) {
 		rc = -1;
-	} else if (!e.symtab && !e.finstrument && !e.fentry && !e.mcount && !e.patchable) {
-		ct_warn("%s has no symbol table (stripped): only the functions it exports can be "
-			"patched", prog);
 	}
 	free(path);
 	return rc;

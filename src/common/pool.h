@@ -49,7 +49,6 @@
 #define CT_METHOD_PATCHABLE   4u /* patchable entries we made call __fentry__ */
 #define CT_METHOD_MCOUNT      8u /* -pg without -mfentry: mcount */
 #define CT_METHOD_PATCH	      16u /* functions we patched in memory */
-#define CT_METHOD_LIBCALLS    32u /* calls into shared libraries, through their PLT or GOT */
 
 /* Why a function was left unpatched (ct_pool_ctl.skips). */
 enum ct_skip_reason {

@@ -327,8 +327,8 @@ static void ct_write_method(struct ct_session *s)
 	char methods[96] = "", n[32];
 	if (m & CT_METHOD_PATCHABLE) /* the entries we patched call __fentry__ */
 		m &= ~CT_METHOD_FENTRY;
-	static const char *const names[] = { "finstrument", "fentry", "patchable",
-					     "mcount",	    "patch",  "libcalls" };
+	static const char *const names[] = { "finstrument", "fentry", "patchable", "mcount",
+					     "patch" };
 	for (unsigned i = 0; i < CT_ARRAY_SIZE(names); i++)
 		if (m & (1u << i))
 			snprintf(methods + strlen(methods), sizeof(methods) - strlen(methods), "%s%s",
@@ -356,8 +356,8 @@ static void ct_say_nothing_recorded(struct ct_session *s)
 	else if (getenv("CALLTRACE_PATTERNS"))
 		ct_error("%s recorded no function calls: no function matched -P", prog);
 	else
-		ct_error("%s recorded no function calls: it has no function symbols to patch and "
-			 "no tracing hooks (build it with -g, or with calltrace-cc)", prog);
+		ct_error("%s recorded no function calls: it has no tracing hooks and no symbol "
+			 "table to patch from (stripped?)", prog);
 }
 
 static void ct_finish(struct ct_session *s)

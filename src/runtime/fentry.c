@@ -57,7 +57,7 @@ static void ct_hijack_enter(uintptr_t *slot, uintptr_t fn, uint32_t method)
 		return;
 	int gated = ct_gated(t);
 	uint32_t d = t->sdepth;
-	if (ct_unlikely(d >= CT_SHADOW_CAP))
+	if (ct_unlikely(d >= t->scap))
 		return; /* nowhere to keep the return address: this call is not traced */
 	/*
 	 * Frames below this slot are gone (a jump we did not see), and so is one

@@ -212,8 +212,9 @@ static void ct_module_plan(const struct ct_elf_map *m, const char *path, int pro
 			   ct_select_library(path);
 	else if (method == CT_SEL_PATCH)
 		*dynamic = 1;
-	else
-		*dynamic = method == CT_SEL_AUTO && !*entries && !ct_has_hooks(m);
+	else /* auto: programs with a symbol table, not the stripped ones of the system */
+		*dynamic = method == CT_SEL_AUTO && !*entries && !ct_has_hooks(m) &&
+			   ct_elf_section_type(m, SHT_SYMTAB);
 }
 
 static int ct_patch_module(struct dl_phdr_info *info, size_t size, void *data)

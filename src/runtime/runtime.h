@@ -37,6 +37,7 @@ struct ct_thread {
 	uint8_t gate;			/* CT_GATE_*: 0 while tracing is on */
 	uint8_t shadow_gone;		/* the thread ended: no shadow stack again */
 	uint8_t unhooked;		/* fentry: an unwind has the real return addresses */
+	uint32_t scap;			/* frames the shadow stack holds (fentry, patch) */
 	uint64_t *start;
 	int32_t chunk; /* owned chunk + 1: 0 for none (fresh TLS is zero) */
 	int32_t tid;

@@ -5,12 +5,25 @@
 #include "shadow.h"
 #include "../../include/calltrace.h"
 
+static __thread struct ct_shadow_frame ct_late_frames[CT_SHADOW_LATE]
+	__attribute__((tls_model("initial-exec")));
+
 /*
  * Once per thread, at its first call (the process's very first starts the
  * runtime); never for an untraced process, never again after the thread's end.
  */
 struct ct_shadow_frame *ct_shadow_alloc(struct ct_thread *t, uint32_t method)
 {
+	/*
+	 * Calls after the thread's end (a signal handler, another library's
+	 * destructor): a method that replaces return addresses must keep them
+	 * somewhere, so it gets a few frames in TLS, which go with the thread.
+	 */
+	if (t->shadow_gone && method != CT_METHOD_FINSTRUMENT && !t->in_slow) {
+		t->sdepth = 0;
+		t->scap = CT_SHADOW_LATE;
+		return t->shadow = ct_late_frames;
+	}
 	if (t->shadow_gone || t->in_slow)
 		return NULL;
 	if (ct_init_outside() != 0) {
@@ -24,6 +37,7 @@ struct ct_shadow_frame *ct_shadow_alloc(struct ct_thread *t, uint32_t method)
 		return NULL;
 	}
 	t->sdepth = 0;
+	t->scap = CT_SHADOW_CAP;
 	t->shadow = m;
 	atomic_fetch_or(&ct_ctl->methods, method);
 	ct_arm_thread_end(t); /* to unmap it */
@@ -37,7 +51,7 @@ void ct_shadow_free(struct ct_thread *t)
 	t->shadow_gone = 1;
 	t->shadow = NULL;
 	__asm__ volatile("" ::: "memory");
-	if (s)
+	if (s && s != ct_late_frames)
 		munmap(s, CT_SHADOW_CAP * sizeof(*s));
 }
 

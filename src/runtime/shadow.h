@@ -21,6 +21,7 @@
 #include "runtime.h"
 
 #define CT_SHADOW_CAP 65536u
+#define CT_SHADOW_LATE 16u /* after the thread's end (shadow.c) */
 
 struct ct_shadow_frame {
 	uintptr_t fn;

@@ -18,7 +18,7 @@ case $build in /*) ;; *) build=$root/$build ;; esac
 CT=${CALLTRACE:-$build/calltrace}
 out=${TEST_OUT:-$build/tests}/api
 PY=${PY:-python3}
-COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O2-fentry clang-O2-fentry gcc-O2-patchable}
+COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O2-fentry clang-O2-fentry gcc-O2-patchable gcc-O2-patch clang-O0-patch}
 rm -rf "$out"
 mkdir -p "$out"
 cd "$out" || exit 1 # what the programs leave (a -pg build's gmon.out) stays here
@@ -30,7 +30,7 @@ fail() {
 
 # build SRC OUT COMBO [extra flags]: with the API's stubs, like a user would.
 # COMBO is COMPILER-OPT[-METHOD]; a method other than finstrument builds
-# through calltrace-cc.
+# through calltrace-cc; patch builds with nothing special.
 build() {
 	local src=$1 bin=$2 cc opt method
 	IFS=- read -r cc opt method <<<"$3"
@@ -39,6 +39,8 @@ build() {
 	local inst=(-finstrument-functions)
 	if [ "$method" = mcount ]; then
 		inst=(-pg)
+	elif [ "$method" = patch ]; then
+		inst=() # built as it is: calltrace patches it in memory
 	elif [ -n "$method" ] && [ "$method" != finstrument ]; then
 		inst=(--method="$method")
 		case $src in

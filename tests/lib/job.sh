@@ -125,6 +125,9 @@ if [ "$method" = patch ]; then
 		rec_opts+=(-P "$lib:*")
 		srcs+=("$P/$libsrc")
 	done < <(directive SHLIB; directive DLOPEN)
+	# libc's own functions linked into the program (libc_nonshared.a): real calls, but
+	# not the program's, and not seen by the other methods
+	rec_opts+=(-P '!atexit' -P '!at_quick_exit' -P '!pthread_atfork')
 	for f in $(sed -n 's/^.*NOTRACE[^(]*[ *]\([A-Za-z_][A-Za-z_0-9]*\)(.*$/\1/p' "${srcs[@]}" | sort -u); do
 		rec_opts+=(-P "!$f")
 	done

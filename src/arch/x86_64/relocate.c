@@ -111,34 +111,52 @@ static int ct_plan_moved(struct ct_arch_func *f, const uint8_t *code)
 #define CT_MAX_TABLE_ENTRIES 4096
 
 struct ct_tables {
-	uintptr_t rel_base[CT_MAX_TABLE_BASES]; /* rip-relative lea targets: maybe tables */
+	uintptr_t lea[16];			 /* the rip-relative address each register got last */
+	uintptr_t rel_base[CT_MAX_TABLE_BASES]; /* read by movslq (%base,%idx,4) */
 	uintptr_t abs_base[CT_MAX_TABLE_BASES];
 	int nrel, nabs;
-	int indexed_load; /* movslq (%rb,%ri,4): a relative table is read */
-	int reg_jump;	  /* jmp *%reg */
-	int lost;	  /* more bases than we keep */
+	int reg_jump; /* jmp *%reg */
+	int lost;     /* a table whose base we do not know, or too many */
 };
+
+static void ct_add_base(uintptr_t *bases, int *n, uintptr_t base, int *lost)
+{
+	for (int i = 0; i < *n; i++)
+		if (bases[i] == base)
+			return;
+	if (*n < CT_MAX_TABLE_BASES)
+		bases[(*n)++] = base;
+	else
+		*lost = 1;
+}
+
+/* Encodings without REX (VEX, EVEX) are never part of a table dispatch. */
+static unsigned ct_rex_bit(const ZydisDecodedInstruction *insn, int r)
+{
+	if (insn->encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY)
+		return 0;
+	return r ? insn->raw.rex.R : insn->raw.rex.B;
+}
 
 static void ct_note_table_parts(const ZydisDecodedInstruction *insn, uintptr_t ip,
 				struct ct_tables *t)
 {
 	int has_sib = (insn->attributes & ZYDIS_ATTRIB_HAS_SIB) != 0;
 	if (insn->mnemonic == ZYDIS_MNEMONIC_LEA && ct_is_rip_relative(insn)) {
-		if (t->nrel < CT_MAX_TABLE_BASES)
-			t->rel_base[t->nrel++] = ip + insn->length + (intptr_t)insn->raw.disp.value;
+		unsigned reg = insn->raw.modrm.reg | ct_rex_bit(insn, 1) << 3;
+		t->lea[reg] = ip + insn->length + (intptr_t)insn->raw.disp.value;
+	} else if (insn->mnemonic == ZYDIS_MNEMONIC_MOVSXD && has_sib && insn->raw.sib.scale == 2) {
+		unsigned base = insn->raw.sib.base | ct_rex_bit(insn, 0) << 3;
+		if (t->lea[base])
+			ct_add_base(t->rel_base, &t->nrel, t->lea[base], &t->lost);
 		else
 			t->lost = 1;
-	} else if (insn->mnemonic == ZYDIS_MNEMONIC_MOVSXD && has_sib && insn->raw.sib.scale == 2) {
-		t->indexed_load = 1;
 	} else if (insn->meta.category == ZYDIS_CATEGORY_UNCOND_BR && !ct_is_branch(insn)) {
 		if (insn->raw.modrm.mod == 3)
 			t->reg_jump = 1;
-		else if (has_sib && insn->raw.modrm.mod == 0 && insn->raw.sib.base == 5) {
-			if (t->nabs < CT_MAX_TABLE_BASES)
-				t->abs_base[t->nabs++] = (uintptr_t)(intptr_t)insn->raw.disp.value;
-			else
-				t->lost = 1;
-		}
+		else if (has_sib && insn->raw.modrm.mod == 0 && insn->raw.sib.base == 5)
+			ct_add_base(t->abs_base, &t->nabs,
+				    (uintptr_t)(intptr_t)insn->raw.disp.value, &t->lost);
 	}
 }
 
@@ -175,10 +193,9 @@ static int ct_table_hits(const struct ct_arch_func *f, const struct ct_arch_env 
 static int ct_check_tables(const struct ct_arch_func *f, const struct ct_arch_env *env,
 			   const struct ct_tables *t)
 {
-	int relative = t->reg_jump && t->indexed_load;
-	if (t->lost || (relative && !t->nrel))
+	if (t->reg_jump && t->lost)
 		return CT_SKIP_INDIRECT_JUMP; /* a table we cannot find */
-	for (int i = 0; relative && i < t->nrel; i++)
+	for (int i = 0; t->reg_jump && i < t->nrel; i++)
 		if (ct_table_hits(f, env, t->rel_base[i], 1))
 			return CT_SKIP_BRANCH_IN;
 	for (int i = 0; i < t->nabs; i++)
