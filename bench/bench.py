@@ -86,8 +86,10 @@ def tools_for(work, ct, args):
     t['calltrace-ring'] = ([ct, 'record', '--ring', '1M', '-o', 'ctr.data', '--', './fib_fi'] + args, None)
     t['ct-fentry'] = ([ct, 'record', '-o', 'ctf.data', '--', './fib_fentry'] + args, None)
     t['ct-patchable'] = ([ct, 'record', '-o', 'ctp.data', '--', './fib_patchable'] + args, None)
+    t['ct-patch'] = ([ct, 'record', '-o', 'ctd.data', '--', './fib_plain'] + args, None)
     if shutil.which('uftrace'):
         t['uftrace-fentry'] = (['uftrace', 'record', '-d', 'uf.data', './fib_fentry'] + args, None)
+        t['uftrace-patch'] = (['uftrace', 'record', '-P', '.', '-d', 'uf.data', './fib_plain'] + args, None)
     return t
 
 
@@ -105,7 +107,7 @@ def bench(name, args, calls, ct, runs, work):
     if 'lttng-ust' in tools:
         lttng_session(work, True)
     res = {k: [] for k in tools}
-    details, ring_details, fentry_details, patch_details = [], [], [], []
+    details, ring_details, fentry_details, patch_details, dyn_details = [], [], [], [], []
     for i in range(runs + 1):
         for k, (cmd, env) in tools.items():
             shutil.rmtree(f'{work}/uf.data', ignore_errors=True)
@@ -121,6 +123,8 @@ def bench(name, args, calls, ct, runs, work):
                 fentry_details.append(calltrace_details(ct, 'ctf.data', work))
             if k == 'ct-patchable':
                 patch_details.append(calltrace_details(ct, 'ctp.data', work))
+            if k == 'ct-patch':
+                dyn_details.append(calltrace_details(ct, 'ctd.data', work))
     if 'lttng-ust' in tools:
         lttng_session(work, False)
     pw = statistics.median(x[0] for x in res['plain'])
@@ -148,7 +152,8 @@ def bench(name, args, calls, ct, runs, work):
     # makes (gcc makes a loop of one of fib's two calls): per call is per call
     # the trace counts, for calltrace and for uftrace on the same binary
     for key, det, peer in (('ct-fentry', fentry_details, 'uftrace-fentry'),
-                           ('ct-patchable', patch_details, None)):
+                           ('ct-patchable', patch_details, None),
+                           ('ct-patch', dyn_details, 'uftrace-patch')):
         if not det:
             continue
         seen = statistics.median(x['records'] for x in det) / 2
@@ -185,10 +190,14 @@ def report(name, calls, runs, rows):
     p = rows.get('ct-patchable', {})
     if 'program_ns_per_call' in p:
         print(f"  calltrace, -fpatchable-function-entry build ({p['calls']:,.0f} calls made): program {p['program_ns_per_call']:.1f} ns/call")
-    u = rows.get('uftrace-fentry', {})
-    if f and u.get('cpu_ns_per_call', 0) > 0:
-        print(f"  calltrace / uftrace, both -pg -mfentry: total CPU per call {f['cpu_ns_per_call'] / u['cpu_ns_per_call']:.3f}, "
-              f"wall per call {f['wall_ns_per_call'] / u['wall_ns_per_call']:.3f}")
+    d = rows.get('ct-patch', {})
+    if 'program_ns_per_call' in d:
+        print(f"  calltrace, plain build patched in memory ({d['calls']:,.0f} calls made): program {d['program_ns_per_call']:.1f} ns/call")
+    for mine, peer, what in ((f, 'uftrace-fentry', 'both -pg -mfentry'), (d, 'uftrace-patch', 'both patching the plain build (uftrace -P .)')):
+        u = rows.get(peer, {})
+        if mine and u.get('cpu_ns_per_call', 0) > 0:
+            print(f"  calltrace / uftrace, {what}: total CPU per call {mine['cpu_ns_per_call'] / u['cpu_ns_per_call']:.3f}, "
+                  f"wall per call {mine['wall_ns_per_call'] / u['wall_ns_per_call']:.3f}; uftrace {u['cpu_ns_per_call']:.1f} ns/call")
 
 
 def main():

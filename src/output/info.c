@@ -185,6 +185,24 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 	return 0;
 }
 
+/* "symbol<TAB>reason" lines, the symbols demangled. */
+static void ct_info_print_skipped(const char *names, FILE *out)
+{
+	for (const char *line = names; *line;) {
+		const char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
+		if (!nl)
+			nl = line + strlen(line);
+		if (tab && tab < nl) {
+			char *raw = ct_strndup(line, (size_t)(tab - line));
+			char *d = ct_demangle(raw);
+			fprintf(out, "%s\t%.*s\n", d ? d : raw, (int)(nl - tab - 1), tab + 1);
+			free(d);
+			free(raw);
+		}
+		line = *nl ? nl + 1 : nl;
+	}
+}
+
 /* info --skipped: the functions patching left alone, and why. */
 int ct_info_skipped(struct ct_trace *t, FILE *out)
 {
@@ -196,6 +214,6 @@ int ct_info_skipped(struct ct_trace *t, FILE *out)
 	else if (!names || !*names)
 		fprintf(out, "no function was left alone by name\n");
 	else
-		fputs(names, out);
+		ct_info_print_skipped(names, out);
 	return 0;
 }

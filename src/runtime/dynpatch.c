@@ -26,6 +26,8 @@
 
 void ct_patch_entry(void) CT_HIDDEN;
 
+#define CT_MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels fault page by page */
+
 struct ct_cand {
 	struct ct_arch_func f;
 	const char *name;
@@ -202,6 +204,8 @@ static void ct_write_jumps(struct ct_module_scan *s, uintptr_t area)
 				ct_skip(&s->c[i], CT_SKIP_UNWRITABLE);
 		return;
 	}
+	/* copy-on-write of every page in one call, not one fault per page */
+	madvise((void *)lo, len, CT_MADV_POPULATE_WRITE);
 	for (size_t i = 0; i < s->n; i++) {
 		struct ct_cand *c = &s->c[i];
 		uint8_t jump[CT_MOVED_MAX];

@@ -42,14 +42,25 @@ static const char *const ct_never_libs[] = { "ld-linux*", "libc.so*",	   "libcal
 					     "libZydis*", "libZycore*",	   "libgcc_s*",
 					     "libdl.so*", "libpthread.so*" };
 
-/* Start-up code and the cold halves of functions (jumped to, never called). */
+/* Start-up code, and the cold halves of functions (jumped to, never called). */
 static const char *const ct_never_funcs[] = {
-	"_start",	       "_init",		     "_fini",
-	"__libc_csu_init",     "__libc_csu_fini",    "deregister_tm_clones",
-	"register_tm_clones",  "__do_global_dtors_aux", "frame_dummy",
-	"_dl_relocate_static_pie", "__x86.get_pc_thunk.*", "*.cold",
-	"*.cold.*",	       "__stack_chk_fail_local",
+	"_start",		 "_init",		  "_fini",
+	"__libc_csu_init",	 "__libc_csu_fini",	  "deregister_tm_clones",
+	"register_tm_clones",	 "__do_global_dtors_aux", "frame_dummy",
+	"_dl_relocate_static_pie", "__stack_chk_fail_local",
 };
+static const char *const ct_never_globs[] = { "__x86.get_pc_thunk.*", "*.cold", "*.cold.*" };
+
+static int ct_never(const char *raw)
+{
+	for (size_t i = 0; i < CT_ARRAY_LEN(ct_never_funcs); i++)
+		if (!strcmp(ct_never_funcs[i], raw))
+			return 1;
+	for (size_t i = 0; strchr(raw, '.') && i < CT_ARRAY_LEN(ct_never_globs); i++)
+		if (!fnmatch(ct_never_globs[i], raw, 0))
+			return 1;
+	return 0;
+}
 
 static void ct_parse(void)
 {
@@ -178,9 +189,8 @@ int ct_select_function(const char *path, int program, const char *raw)
 	if (!ct_parsed)
 		ct_parse();
 	positive = program && !ct_program_patterns;
-	for (size_t i = 0; i < CT_ARRAY_LEN(ct_never_funcs); i++)
-		if (!fnmatch(ct_never_funcs[i], raw, 0))
-			return 0;
+	if (ct_never(raw))
+		return 0;
 	for (size_t i = 0; i < ct_npatterns; i++) {
 		const struct ct_pattern *p = &ct_patterns[i];
 		if (p->module ? !ct_module_matches(p->module, path) : !program && !p->exclude)
