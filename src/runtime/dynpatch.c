@@ -40,7 +40,7 @@ struct ct_cand {
 struct ct_module_scan {
 	struct ct_cand *c;
 	size_t n;
-	uintptr_t text_lo, text_hi; /* the module's executable segments */
+	uint64_t text_lo, text_hi; /* the module's executable segments */
 	const struct dl_phdr_info *info;
 };
 
@@ -225,24 +225,6 @@ static void ct_write_jumps(struct ct_module_scan *s, uintptr_t area)
 		atomic_fetch_or(&ct_ctl->methods, CT_METHOD_PATCH);
 }
 
-/* The runtime range of the module's executable segments. */
-static int ct_text_range(const struct dl_phdr_info *info, struct ct_module_scan *s)
-{
-	s->text_lo = UINTPTR_MAX;
-	s->text_hi = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-		if (start < s->text_lo)
-			s->text_lo = start;
-		if (start + ph->p_memsz > s->text_hi)
-			s->text_hi = start + ph->p_memsz;
-	}
-	return s->text_lo < s->text_hi;
-}
-
 void ct_dynpatch_module(const struct dl_phdr_info *info, const struct ct_elf_map *m,
 			const char *path, int program)
 {
@@ -250,7 +232,7 @@ void ct_dynpatch_module(const struct dl_phdr_info *info, const struct ct_elf_map
 	size_t area_len = 0;
 
 	s.info = info;
-	if (!ct_text_range(info, &s))
+	if (!ct_module_range(info, &s.text_lo, &s.text_hi))
 		return;
 	ct_collect(&s, m, info->dlpi_addr);
 	ct_analyse_all(&s, path, program);

@@ -41,7 +41,6 @@ int ct_elf_map(const char *path, struct ct_elf_map *m)
 	}
 	m->sh = (const ElfW(Shdr) *)(m->data + eh->e_shoff);
 	m->nsh = eh->e_shnum;
-	m->type = eh->e_type;
 	const ElfW(Shdr) *names = &m->sh[eh->e_shstrndx];
 	if (names->sh_offset > m->len || names->sh_size > m->len - names->sh_offset) {
 		ct_elf_unmap(m);

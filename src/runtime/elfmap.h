@@ -15,7 +15,6 @@ struct ct_elf_map {
 	size_t nsh;
 	const char *shstr;
 	size_t shstr_len;
-	uint16_t type; /* ET_EXEC, ET_DYN */
 };
 
 /* Map and check the file; -1 if it is not a 64-bit ELF file we can read. */

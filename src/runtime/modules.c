@@ -70,7 +70,7 @@ static void ct_module_build_id(struct dl_phdr_info *info, struct ct_ext_module *
 }
 
 /* The runtime range of a module's executable segments; 0 if it has none. */
-static int ct_module_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
+int ct_module_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
 {
 	*lo = UINT64_MAX;
 	*hi = 0;

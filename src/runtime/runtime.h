@@ -158,6 +158,10 @@ int ct_check_modules(struct ct_thread *t, int force) CT_HIDDEN;
 int ct_needs_describing(void) CT_HIDDEN;
 /* init.c: what the destructor says, said before _exit or quick_exit */
 void ct_before_exit(void) CT_HIDDEN;
+/* modules.c: the runtime range of a module's executable segments; 0 if it has none */
+struct dl_phdr_info;
+int ct_module_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi) CT_HIDDEN;
+
 /* patch.c: patchable entries of the modules not looked at yet become calls */
 void ct_patch_modules(int may_allocate) CT_HIDDEN;
 void ct_patch_forget(void) CT_HIDDEN; /* after dlclose: look at every module again */

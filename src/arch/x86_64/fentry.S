@@ -81,10 +81,12 @@
 
 	/*
 	 * An entry stub: [rsp] = the call site, [rsp+8] = the function's return
-	 * address. The stack is 16-byte aligned here in code that keeps the
-	 * ABI, but not in all code: align it ourselves.
+	 * address (after_prologue: the function has pushed its frame pointer,
+	 * and its return address is next to where that points). The stack is
+	 * 16-byte aligned here in code that keeps the ABI, but not in all code:
+	 * align it ourselves.
 	 */
-	.macro ENTRY_STUB name, handler
+	.macro ENTRY_STUB name, handler, after_prologue=0
 	.globl	\name
 	.type	\name, @function
 	.p2align 4
@@ -97,7 +99,12 @@
 	.cfi_def_cfa_register %rbp
 	andq	$-16, %rsp
 	SAVE_CALL_CLOBBERED
+	.if \after_prologue
+	movq	0(%rbp), %rdi	/* the function's frame pointer (-pg keeps one) */
+	addq	$8, %rdi	/* where its return address is */
+	.else
 	leaq	16(%rbp), %rdi	/* where the function's return address is */
+	.endif
 	movq	8(%rbp), %rsi	/* the call site */
 	call	\handler
 	RESTORE_CALL_CLOBBERED
@@ -119,31 +126,9 @@
 	/*
 	 * Code built with -pg alone calls mcount after its prologue (push %rbp;
 	 * mov %rsp, %rbp: -pg keeps the frame pointer), so the function's return
-	 * address is at 8(%rbp) and the call site is inside the function.
+	 * address is at 8(its %rbp) and the call site is inside the function.
 	 */
-	.globl	mcount
-	.type	mcount, @function
-	.p2align 4
-mcount:
-	.cfi_startproc
-	pushq	%rbp
-	.cfi_def_cfa_offset 16
-	.cfi_offset %rbp, -16
-	leaq	8(%rbp), %r11	/* the traced function's return-address slot */
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	andq	$-16, %rsp
-	SAVE_CALL_CLOBBERED
-	movq	%r11, %rdi
-	movq	8(%rbp), %rsi	/* the call site, inside the function */
-	call	ct_mcount_enter
-	RESTORE_CALL_CLOBBERED
-	movq	%rbp, %rsp
-	popq	%rbp
-	.cfi_def_cfa %rsp, 8
-	ret
-	.cfi_endproc
-	.size	mcount, .-mcount
+	ENTRY_STUB mcount, ct_mcount_enter, 1
 
 	.globl	ct_return_trampoline
 	.hidden	ct_return_trampoline

@@ -50,6 +50,13 @@ static uintptr_t ct_branch_target(const ZydisDecodedInstruction *insn, uintptr_t
 	return ip + insn->length + (intptr_t)insn->raw.imm[0].value.s;
 }
 
+/* jcc rel8 (70-7f) or rel32 (0f 80-8f): the condition in the opcode's low nibble */
+static int ct_is_jcc(const ZydisDecodedInstruction *insn)
+{
+	return (insn->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT && (insn->opcode & 0xf0) == 0x70) ||
+	       (insn->opcode_map == ZYDIS_OPCODE_MAP_0F && (insn->opcode & 0xf0) == 0x80);
+}
+
 /* Bytes a moved instruction takes in the trampoline; 0 if it cannot move. */
 static int ct_moved_size(const ZydisDecodedInstruction *insn)
 {
@@ -57,21 +64,14 @@ static int ct_moved_size(const ZydisDecodedInstruction *insn)
 	case ZYDIS_CATEGORY_UNCOND_BR:
 		return ct_is_branch(insn) ? 5 : insn->length;
 	case ZYDIS_CATEGORY_COND_BR:
-		/* jcc; loop, jrcxz and friends have no rel32 form */
-		return insn->mnemonic == ZYDIS_MNEMONIC_JRCXZ || insn->mnemonic == ZYDIS_MNEMONIC_JECXZ ||
-				       insn->mnemonic == ZYDIS_MNEMONIC_JCXZ ||
-				       insn->mnemonic == ZYDIS_MNEMONIC_LOOP ||
-				       insn->mnemonic == ZYDIS_MNEMONIC_LOOPE ||
-				       insn->mnemonic == ZYDIS_MNEMONIC_LOOPNE ?
-			       0 :
-			       6;
+		return ct_is_jcc(insn) ? 6 : 0; /* loop, jrcxz and friends have no rel32 form */
 	case ZYDIS_CATEGORY_CALL:
 		/* lea -8(%rsp),%rsp; movl lo,(%rsp); movl hi,4(%rsp); jmp */
 		if (ct_is_branch(insn))
 			return 5 + 7 + 8 + 5;
 		return ct_is_rip_relative(insn) ? 5 + 7 + 8 + 6 : 0;
 	default:
-		if (insn->mnemonic == ZYDIS_MNEMONIC_XBEGIN || (ct_is_branch(insn)))
+		if (ct_is_branch(insn)) /* xbegin */
 			return 0;
 		return insn->length;
 	}
