@@ -62,11 +62,12 @@ struct ct_cli_filter {
 	int ntids, npids;
 };
 
-/* How record and live trace the program (trace_opts.c): --method, -P. */
+/* How record and live trace the program (trace_opts.c): --method, -P, --libcalls. */
 #define CT_TRACE_SHORTOPTS "P:"
 /* clang-format off */
 #define CT_TRACE_LONGOPTS                                                                          \
 	{ "method", required_argument, NULL, 1450 },                                               \
+	{ "libcalls", no_argument, NULL, 1451 },                                                   \
 	{ "patch", required_argument, NULL, 'P' }
 /* clang-format on */
 #define CT_TRACE_HELP                                                                              \
@@ -76,7 +77,10 @@ struct ct_cli_filter {
 	"                         unmodified program patched in memory)\n"                          \
 	"  -P, --patch=PATTERN    patch only functions matching the glob (repeatable);\n"           \
 	"                         'lib.so:GLOB' patches a shared library's functions too,\n"        \
-	"                         '!GLOB' leaves functions out\n"
+	"                         '!GLOB' leaves functions out; 'GLOB@LIB' takes calls\n"         \
+	"                         into shared libraries ('malloc@*', '*@libz.so*')\n"             \
+	"      --libcalls         trace every call into shared libraries, shown as\n"             \
+	"                         name@library (printf@libc.so.6); '!GLOB@*' leaves some out\n"
 /* 0 if taken, 1 if c is not one of these options, -1 after an error. */
 int ct_trace_opt(const char *cmd, int c, const char *arg);
 /* Does the program fit the method? -1 after an error. */

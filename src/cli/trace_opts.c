@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * How record and live trace a program: --method and -P patterns.
+ * How record and live trace a program: --method, -P patterns, --libcalls.
  * They reach the runtime through the environment (src/runtime/select.c);
  * the method is checked against the program here, before it starts, so a
  * wrong choice is one clear line rather than an empty trace.
@@ -19,7 +19,8 @@ static int ct_add_pattern_env(const char *cmd, const char *pat)
 {
 	const char *old = getenv("CALLTRACE_PATTERNS");
 	if (!*pat || strchr(pat, '\n')) {
-		ct_error("%s: -P takes a glob like 'parse_*' or 'libfoo.so:*', not '%s'", cmd, pat);
+		ct_error("%s: -P takes a glob like 'parse_*', 'libfoo.so:*' or 'malloc@*', not '%s'",
+			 cmd, pat);
 		return -1;
 	}
 	char *all = ct_malloc((old ? strlen(old) : 0) + strlen(pat) + 2);
@@ -34,6 +35,9 @@ int ct_trace_opt(const char *cmd, int c, const char *arg)
 	switch (c) {
 	case 'P':
 		return ct_add_pattern_env(cmd, arg);
+	case 1451:
+		setenv("CALLTRACE_LIBCALLS", "1", 1);
+		return 0;
 	case 1450:
 		for (size_t i = 0; i < CT_ARRAY_SIZE(ct_methods); i++) {
 			if (!strcmp(arg, ct_methods[i])) {

@@ -214,7 +214,7 @@ struct ct_ext_crash {
 
 struct ct_ext_module {
 	uint64_t base;	   /* load bias: runtime address - ELF address */
-	uint64_t lo, hi;   /* runtime range of the executable segments */
+	uint64_t lo, hi;   /* runtime range of its segments (code, data, GOT) */
 	uint32_t path_len; /* bytes of path, NUL included */
 	uint8_t build_id_len;
 	uint8_t reserved[3];

@@ -130,6 +130,14 @@ int ct_glob_name(const char *pat, const char *name)
 {
 	if (!fnmatch(pat, name, 0))
 		return 1;
+	/* a library call, "printf@libc.so.6": "printf" names it too */
+	const char *at = strchr(pat, '@') ? NULL : strrchr(name, '@');
+	if (at && (size_t)(at - name) < 512) {
+		char bare[512];
+		memcpy(bare, name, (size_t)(at - name));
+		bare[at - name] = 0;
+		return ct_glob_name(pat, bare);
+	}
 	for (const char *p = strstr(name, "::"); p; p = strstr(p + 2, "::"))
 		if (!fnmatch(pat, p + 2, 0))
 			return 1;

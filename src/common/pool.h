@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #define CT_POOL_MAGIC	UINT64_C(0x4c4f4f5054435443) /* "CTCTPOOL" */
-#define CT_POOL_VERSION 3
+#define CT_POOL_VERSION 4
 
 #define CT_CHUNK_FREE  0u
 #define CT_CHUNK_OWNED 1u
@@ -141,6 +141,8 @@ struct ct_pool_ctl {
 	_Atomic uint32_t skips[CT_SKIP_N];   /* ... by reason */
 	uint32_t skip_text_offset;	     /* from the start of the pool; CT_SKIP_TEXT bytes */
 	_Atomic uint32_t skip_text_used;
+	_Atomic uint32_t libcalls;	/* imported functions whose calls are traced */
+	_Atomic uint32_t libcall_sites; /* PLT entries and call sites redirected to them */
 
 	uint8_t pad[64];
 	struct ct_chunk_desc desc[];

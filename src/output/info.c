@@ -126,6 +126,11 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 				names && *names ? " (info --skipped names them)" : "");
 		fputc('\n', out);
 	}
+	if ((v = ct_trace_meta(t, "libcalls"))) {
+		const char *sites = ct_trace_meta(t, "libcall_sites");
+		fprintf(out, "libcalls:   calls to %s library functions traced (%s PLT entries and call "
+			     "sites)\n", v, sites ? sites : "?");
+	}
 	v = ct_trace_meta(t, "clock");
 	fprintf(out, "clock:      %s", v ? v : "?");
 	if (v && !strcmp(v, "tsc"))

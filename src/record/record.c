@@ -341,6 +341,12 @@ static void ct_write_method(struct ct_session *s)
 		ct_meta_add(&b, "patch_skipped", n);
 		ct_meta_skips(&b, s->pool.ctl);
 	}
+	if (atomic_load(&s->pool.ctl->libcall_sites)) {
+		snprintf(n, sizeof(n), "%u", atomic_load(&s->pool.ctl->libcalls));
+		ct_meta_add(&b, "libcalls", n);
+		snprintf(n, sizeof(n), "%u", atomic_load(&s->pool.ctl->libcall_sites));
+		ct_meta_add(&b, "libcall_sites", n);
+	}
 	ct_writer_block(&s->w, CT_BLOCK_META, 0, b.data, (uint32_t)b.len, NULL, 0);
 	ct_buf_free(&b);
 }

@@ -33,12 +33,27 @@ static int ct_same_file(const struct ct_rec_module *a, const struct ct_rec_modul
 	       !memcmp(a->build_id, b->build_id, a->build_id_len);
 }
 
+static int ct_listed(const char **paths, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(paths[i], path))
+			return 1;
+	return 0;
+}
+
 static void ct_write_symtab(struct ct_collector *c, const struct ct_rec_module *m)
 {
 	struct ct_elf_funcs funcs;
 	char err[512];
-
-	if (ct_elf_read_funcs(m->path, &funcs, err, sizeof(err)) < 0) {
+	const char **libs = ct_malloc((c->nmods + 1) * sizeof(char *));
+	size_t n = 0;
+	for (size_t i = 0; i < c->nmods; i++) /* the process's modules, in load order */
+		if (c->mods[i].instance == m->instance && !ct_listed(libs, n, c->mods[i].path))
+			libs[n++] = c->mods[i].path;
+	libs[n] = NULL;
+	int r = ct_elf_read_funcs(m->path, libs, &funcs, err, sizeof(err));
+	free(libs);
+	if (r < 0) {
 		ct_warn("no symbols for %s: %s", m->path, err);
 		return;
 	}

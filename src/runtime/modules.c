@@ -69,14 +69,14 @@ static void ct_module_build_id(struct dl_phdr_info *info, struct ct_ext_module *
 	}
 }
 
-/* The runtime range of a module's executable segments; 0 if it has none. */
-int ct_module_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
+static int ct_segments_range(const struct dl_phdr_info *info, uint32_t flags, uint64_t *lo,
+			     uint64_t *hi)
 {
 	*lo = UINT64_MAX;
 	*hi = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+		if (ph->p_type != PT_LOAD || (ph->p_flags & flags) != flags)
 			continue;
 		uint64_t start = info->dlpi_addr + ph->p_vaddr;
 		if (start < *lo)
@@ -85,6 +85,22 @@ int ct_module_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
 			*hi = start + ph->p_memsz;
 	}
 	return *lo != UINT64_MAX;
+}
+
+/* The runtime range of a module's executable segments; 0 if it has none. */
+int ct_module_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
+{
+	return ct_segments_range(info, PF_X, lo, hi);
+}
+
+/*
+ * What the module record covers: every segment, for the ids of library
+ * calls are GOT slots (libcalls.c); a module with no code is not described.
+ */
+static int ct_module_extent(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t xlo, xhi;
+	return ct_module_range(info, &xlo, &xhi) && ct_segments_range(info, 0, lo, hi);
 }
 
 static int ct_module_cb(struct dl_phdr_info *info, size_t size, void *data)
@@ -105,7 +121,7 @@ static int ct_module_cb(struct dl_phdr_info *info, size_t size, void *data)
 
 	memset(m, 0, sizeof(*m));
 	m->base = info->dlpi_addr;
-	if (!ct_module_range(info, &m->lo, &m->hi))
+	if (!ct_module_extent(info, &m->lo, &m->hi))
 		return 0;
 	ct_module_build_id(info, m);
 
@@ -156,7 +172,7 @@ static int ct_span_cb(struct dl_phdr_info *info, size_t size, void *data)
 	struct ct_spans *s = data;
 	struct ct_ext_unload u = { .base = info->dlpi_addr };
 	(void)size;
-	if (s->n < CT_MAX_SPANS && ct_module_range(info, &u.lo, &u.hi))
+	if (s->n < CT_MAX_SPANS && ct_module_extent(info, &u.lo, &u.hi))
 		s->span[s->n++] = u;
 	return 0;
 }

@@ -201,9 +201,18 @@ static int ct_has_hooks(const struct ct_elf_map *m)
 	return 0;
 }
 
+/* Calls into libraries, from the modules that are traced (never from the system's own). */
+static int ct_plan_libcalls(const struct ct_elf_map *m, const char *path, int program,
+			    int traced)
+{
+	if (!ct_select_libcalls())
+		return 0;
+	return program || (!ct_select_never_library(path) && (traced || ct_has_hooks(m)));
+}
+
 /* What to do with a module: patch its entry list, patch it dynamically, or neither. */
 static void ct_module_plan(const struct ct_elf_map *m, const char *path, int program,
-			   int *entries, int *dynamic)
+			   int *entries, int *dynamic, int *libcalls)
 {
 	int method = ct_select_method();
 	*entries = (method == CT_SEL_AUTO || method == CT_SEL_PATCHABLE) && ct_has_entry_list(m);
@@ -215,6 +224,7 @@ static void ct_module_plan(const struct ct_elf_map *m, const char *path, int pro
 	else /* auto: programs with a symbol table, not the stripped ones of the system */
 		*dynamic = method == CT_SEL_AUTO && !*entries && !ct_has_hooks(m) &&
 			   ct_elf_section_type(m, SHT_SYMTAB);
+	*libcalls = ct_plan_libcalls(m, path, program, *entries || *dynamic);
 }
 
 static int ct_patch_module(struct dl_phdr_info *info, size_t size, void *data)
@@ -224,22 +234,24 @@ static int ct_patch_module(struct dl_phdr_info *info, size_t size, void *data)
 	int program = !info->dlpi_name || !*info->dlpi_name;
 	const char *path = program ? "/proc/self/exe" : info->dlpi_name;
 	struct ct_elf_map m;
-	int entries, dynamic;
+	int entries, dynamic, libcalls;
 
 	if (ct_ndone >= CT_MAX_MODULES || ct_already(info->dlpi_addr))
 		return 0;
 	if (ct_elf_map(path, &m) < 0)
 		return 0;
-	ct_module_plan(&m, path, program, &entries, &dynamic);
-	if (dynamic && !want_init && !ct_may_allocate) {
+	ct_module_plan(&m, path, program, &entries, &dynamic, &libcalls);
+	if ((dynamic || libcalls) && !want_init && !ct_may_allocate) {
 		ct_elf_unmap(&m); /* for the dlopen wrapper, which comes next */
 		return 0;
 	}
 	if (!want_init)
 		ct_done[ct_ndone++] = info->dlpi_addr;
 	if (want_init) {
-		*want_init |= entries || dynamic;
+		*want_init |= entries || dynamic || libcalls;
 	} else {
+		if (libcalls) /* first: the moved entries then carry the redirected calls */
+			ct_libcalls_module(info, &m);
 		for (size_t k = 0; entries && k < CT_ARRAY_LEN(ct_entry_sections); k++) {
 			const ElfW(Shdr) *sh = ct_elf_section(&m, ct_entry_sections[k]);
 			if (sh && (sh->sh_flags & SHF_ALLOC))

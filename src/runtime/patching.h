@@ -17,4 +17,7 @@ void ct_patch_count_skip(int reason, const char *name) CT_HIDDEN;
 void ct_dynpatch_module(const struct dl_phdr_info *info, const struct ct_elf_map *m,
 			const char *path, int program) CT_HIDDEN;
 
+/* --libcalls: redirect the module's calls into the libraries the patterns take. */
+void ct_libcalls_module(const struct dl_phdr_info *info, const struct ct_elf_map *m) CT_HIDDEN;
+
 #endif

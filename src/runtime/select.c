@@ -7,6 +7,8 @@
  *   libfoo.so:*      functions of a library (its file name, with or without
  *                    the version after ".so")
  *   !pattern         not these
+ *   malloc@*         library calls (record --libcalls takes them all):
+ *   *@libz.so*       function glob @ library glob, the library's file name
  *
  * Without a pattern for the program, all its functions are taken. Names
  * match as in every other filter: the symbol, or the short demangled name,
@@ -27,6 +29,7 @@
 struct ct_pattern {
 	const char *module; /* NULL: the program */
 	const char *func;
+	const char *lib; /* a library call pattern: func@lib */
 	int exclude;
 };
 
@@ -34,6 +37,7 @@ static struct ct_pattern ct_patterns[CT_MAX_PATTERNS];
 static size_t ct_npatterns;
 static char ct_pattern_text[8192];
 static int ct_parsed, ct_method, ct_program_patterns;
+static int ct_libcalls, ct_libcall_patterns, ct_libcall_any;
 
 typedef char *(*ct_demangle_fn)(const char *, char *, size_t *, int *);
 
@@ -50,6 +54,22 @@ static const char *const ct_never_funcs[] = {
 	"_dl_relocate_static_pie", "__stack_chk_fail_local",
 };
 static const char *const ct_never_globs[] = { "__x86.get_pc_thunk.*", "*.cold", "*.cold.*" };
+
+/*
+ * Library functions that return twice, never return the usual way, switch
+ * stacks or unwind them: a return address of ours in their caller's frame
+ * would be read, copied or jumped over. The unwinder's and longjmp's are
+ * followed by the runtime's wrappers instead.
+ */
+static const char *const ct_never_libcalls[] = {
+	"setjmp",	   "_setjmp",	    "sigsetjmp",     "__sigsetjmp",   "savectx",
+	"vfork",	   "clone",	    "clone3",	     "getcontext",    "setcontext",
+	"swapcontext",	   "makecontext",   "longjmp",	     "_longjmp",      "siglongjmp",
+	"__longjmp_chk",   "__cxa_throw",   "__cxa_rethrow", "_Unwind_Resume", "__libc_start_main",
+	"_Unwind_RaiseException", "_Unwind_Resume_or_Rethrow", "_Unwind_ForcedUnwind",
+	"__tls_get_addr",  "__cxa_finalize", "__gmon_start__", "__cyg_profile_func_enter",
+	"__cyg_profile_func_exit", "__fentry__", "mcount",
+};
 
 static int ct_never(const char *raw)
 {
@@ -70,6 +90,8 @@ static void ct_parse(void)
 	for (size_t i = 0; m && i < CT_ARRAY_LEN(methods); i++)
 		if (!strcmp(m, methods[i]))
 			ct_method = (int)i;
+	const char *lc = getenv("CALLTRACE_LIBCALLS");
+	ct_libcalls = lc && *lc == '1';
 	const char *env = getenv("CALLTRACE_PATTERNS");
 	if (env)
 		strncpy(ct_pattern_text, env, sizeof(ct_pattern_text) - 1);
@@ -82,6 +104,15 @@ static void ct_parse(void)
 		struct ct_pattern *p = &ct_patterns[ct_npatterns++];
 		p->exclude = *line == '!';
 		line += p->exclude;
+		char *at = strrchr(line, '@');
+		if (at) {
+			*at = 0;
+			p->func = *line ? line : "*";
+			p->lib = at[1] ? at + 1 : "*";
+			ct_libcall_patterns += !p->exclude;
+			ct_libcall_any++;
+			continue;
+		}
 		char *colon = strchr(line, ':');
 		/* "ns::f" is a C++ name, not a module */
 		if (colon && colon[1] != ':' && (colon == line || colon[-1] != ':')) {
@@ -119,13 +150,20 @@ static int ct_module_matches(const char *pat, const char *path)
 	return !fnmatch(pat, unversioned, 0);
 }
 
+int ct_select_never_library(const char *path)
+{
+	for (size_t i = 0; i < CT_ARRAY_LEN(ct_never_libs); i++)
+		if (ct_module_matches(ct_never_libs[i], path))
+			return 1;
+	return 0;
+}
+
 int ct_select_library(const char *path)
 {
 	if (!ct_parsed)
 		ct_parse();
-	for (size_t i = 0; i < CT_ARRAY_LEN(ct_never_libs); i++)
-		if (ct_module_matches(ct_never_libs[i], path))
-			return 0;
+	if (ct_select_never_library(path))
+		return 0;
 	for (size_t i = 0; i < ct_npatterns; i++)
 		if (ct_patterns[i].module && !ct_patterns[i].exclude &&
 		    ct_module_matches(ct_patterns[i].module, path))
@@ -193,6 +231,8 @@ int ct_select_function(const char *path, int program, const char *raw)
 		return 0;
 	for (size_t i = 0; i < ct_npatterns; i++) {
 		const struct ct_pattern *p = &ct_patterns[i];
+		if (p->lib)
+			continue;
 		if (p->module ? !ct_module_matches(p->module, path) : !program && !p->exclude)
 			continue;
 		if (p->exclude ? 0 : positive)
@@ -202,6 +242,51 @@ int ct_select_function(const char *path, int program, const char *raw)
 			demangled = 1;
 		}
 		if (!ct_name_matches(p->func, raw, shortname))
+			continue;
+		if (p->exclude)
+			return 0;
+		positive = 1;
+	}
+	return positive;
+}
+
+int ct_select_libcalls(void)
+{
+	if (!ct_parsed)
+		ct_parse();
+	return ct_libcalls || ct_libcall_patterns;
+}
+
+/* Does some library call pattern name a library (not just "*")? Then lib() is worth its cost. */
+static int ct_libs_named(void)
+{
+	for (size_t i = 0; i < ct_npatterns; i++)
+		if (ct_patterns[i].lib && strcmp(ct_patterns[i].lib, "*"))
+			return 1;
+	return 0;
+}
+
+int ct_select_libcall(const char *raw, const char *(*lib)(void *ctx), void *ctx)
+{
+	char buf[1024];
+	const char *shortname = NULL, *file = NULL;
+	int positive = ct_libcalls && !ct_libcall_patterns;
+
+	for (size_t i = 0; i < CT_ARRAY_LEN(ct_never_libcalls); i++)
+		if (!strcmp(ct_never_libcalls[i], raw))
+			return 0;
+	if (!ct_libcall_any)
+		return positive;
+	shortname = ct_short_of(raw, buf, sizeof(buf));
+	if (ct_libs_named())
+		file = lib(ctx);
+	for (size_t i = 0; i < ct_npatterns; i++) {
+		const struct ct_pattern *p = &ct_patterns[i];
+		if (!p->lib || (p->exclude ? 0 : positive))
+			continue;
+		if (!ct_name_matches(p->func, raw, shortname))
+			continue;
+		if (file && !ct_module_matches(p->lib, file) && strcmp(p->lib, "*"))
 			continue;
 		if (p->exclude)
 			return 0;

@@ -14,4 +14,11 @@ int ct_select_library(const char *path) CT_HIDDEN;
 /* 1 if the function of that module (program: the executable) is to be patched. */
 int ct_select_function(const char *path, int program, const char *raw_name) CT_HIDDEN;
 
+/* 1 for the libraries never patched (the C library, the loader, ours ...). */
+int ct_select_never_library(const char *path) CT_HIDDEN;
+/* 1 if calls into shared libraries are traced (--libcalls, or a -P 'func@lib' pattern). */
+int ct_select_libcalls(void) CT_HIDDEN;
+/* 1 if calls to that imported function are; lib() gives its library's file name, if asked. */
+int ct_select_libcall(const char *raw_name, const char *(*lib)(void *ctx), void *ctx) CT_HIDDEN;
+
 #endif

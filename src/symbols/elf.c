@@ -15,6 +15,8 @@ struct ct_sym_vec {
 	size_t n, cap;
 	unsigned char *bind; /* STB_* of each, to pick the best alias */
 	unsigned char *from_symtab;
+	char **owned; /* names made here (imports), freed once copied */
+	size_t nowned;
 };
 
 static void ct_sym_push(struct ct_sym_vec *s, uint64_t value, uint64_t size, const char *name,
@@ -52,6 +54,14 @@ static void ct_read_symbols(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct ct
 		ct_sym_push(out, sym.st_value, sym.st_size, name, GELF_ST_BIND(sym.st_info),
 			    sh->sh_type == SHT_SYMTAB);
 	}
+}
+
+static void ct_add_import(void *ctx, uint64_t slot, char *name)
+{
+	struct ct_sym_vec *s = ctx;
+	s->owned = ct_realloc(s->owned, (s->nowned + 1) * sizeof(char *));
+	s->owned[s->nowned++] = name;
+	ct_sym_push(s, slot, 8, name, STB_GLOBAL, 0);
 }
 
 static void ct_read_build_id(Elf *e, struct ct_elf_funcs *out)
@@ -122,7 +132,8 @@ static void ct_finish(struct ct_sym_vec *s, struct ct_elf_funcs *out)
 	free(tmp);
 }
 
-int ct_elf_read_funcs(const char *path, struct ct_elf_funcs *out, char *err, size_t errlen)
+int ct_elf_read_funcs(const char *path, const char *const *libs, struct ct_elf_funcs *out,
+		      char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
 	if (elf_version(EV_CURRENT) == EV_NONE) {
@@ -151,8 +162,12 @@ int ct_elf_read_funcs(const char *path, struct ct_elf_funcs *out, char *err, siz
 		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
 			ct_read_symbols(e, scn, &sh, &syms);
 	}
+	ct_elf_imports(e, path, libs, ct_add_import, &syms);
 	ct_read_build_id(e, out);
 	ct_finish(&syms, out);
+	for (size_t i = 0; i < syms.nowned; i++)
+		free(syms.owned[i]);
+	free(syms.owned);
 	free(syms.v);
 	free(syms.bind);
 	free(syms.from_symtab);

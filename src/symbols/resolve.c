@@ -105,7 +105,15 @@ static long ct_symtab_from_disk(struct ct_symbols *s, const struct ct_module_inf
 
 	struct ct_elf_funcs f;
 	char err[256];
-	if (ct_elf_read_funcs(m->path, &f, err, sizeof(err)) < 0)
+	const char **libs = ct_malloc((s->t->nmods + 1) * sizeof(char *));
+	size_t n = 0;
+	for (size_t i = 0; i < s->t->nmods; i++)
+		if (s->t->mods[i].rec.instance == m->rec.instance)
+			libs[n++] = s->t->mods[i].path;
+	libs[n] = NULL;
+	int r = ct_elf_read_funcs(m->path, libs, &f, err, sizeof(err));
+	free(libs);
+	if (r < 0)
 		return -1;
 	if (f.build_id_len != m->rec.build_id_len ||
 	    memcmp(f.build_id, m->rec.build_id, f.build_id_len)) {

@@ -27,9 +27,21 @@ struct ct_elf_funcs {
 	uint8_t build_id_len;
 };
 
-/* Function symbols of .symtab (static functions too) and .dynsym. -1 + err on failure. */
-int ct_elf_read_funcs(const char *path, struct ct_elf_funcs *out, char *err, size_t errlen);
+/*
+ * Function symbols of .symtab (static functions too) and .dynsym, and the
+ * imported functions as "name@library" at their GOT slots; libs lists the
+ * process's modules in load order (NULL-terminated, or NULL), to find
+ * where an unversioned import comes from. -1 + err on failure.
+ */
+int ct_elf_read_funcs(const char *path, const char *const *libs, struct ct_elf_funcs *out,
+		      char *err, size_t errlen);
 void ct_elf_funcs_free(struct ct_elf_funcs *f);
+
+/* imports.c: each imported function's GOT slot (ELF address) and "name@lib" (malloc'd, the callee's). */
+typedef void (*ct_import_fn)(void *ctx, uint64_t slot, char *name);
+struct Elf;
+void ct_elf_imports(struct Elf *e, const char *self, const char *const *libs, ct_import_fn add,
+		    void *ctx);
 
 /* What a program was built with, for record --method. */
 struct ct_elf_probe {

@@ -16,28 +16,10 @@
  *     skipped, never half-patched.
  */
 #include <string.h>
-#include <Zydis/Zydis.h>
 
 #include "../../common/pool.h"
+#include "decode.h"
 #include "relocate.h"
-
-static ZydisDecoder ct_decoder;
-static int ct_decoder_ready;
-
-static int ct_decode(const uint8_t *p, size_t len, ZydisDecodedInstruction *insn)
-{
-	if (!ct_decoder_ready) {
-		ZydisDecoderInit(&ct_decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-		ct_decoder_ready = 1;
-	}
-	return ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&ct_decoder, NULL, p, len, insn));
-}
-
-static int ct_is_rip_relative(const ZydisDecodedInstruction *insn)
-{
-	return (insn->attributes & ZYDIS_ATTRIB_HAS_MODRM) && insn->raw.modrm.mod == 0 &&
-	       insn->raw.modrm.rm == 5;
-}
 
 static int ct_is_branch(const ZydisDecodedInstruction *insn)
 {
@@ -69,7 +51,7 @@ static int ct_moved_size(const ZydisDecodedInstruction *insn)
 		/* lea -8(%rsp),%rsp; movl lo,(%rsp); movl hi,4(%rsp); jmp */
 		if (ct_is_branch(insn))
 			return 5 + 7 + 8 + 5;
-		return ct_is_rip_relative(insn) ? 5 + 7 + 8 + 6 : 0;
+		return ct_x86_is_rip_relative(insn) ? 5 + 7 + 8 + 6 : 0;
 	default:
 		if (ct_is_branch(insn)) /* xbegin */
 			return 0;
@@ -86,7 +68,7 @@ static int ct_plan_moved(struct ct_arch_func *f, const uint8_t *code)
 	while (off < f->patch_off + CT_PATCH_JUMP_LEN) {
 		if (off >= f->size)
 			return CT_SKIP_TOO_SHORT;
-		if (!ct_decode(code + off, f->size - off, &insn))
+		if (!ct_x86_decode(code + off, f->size - off, &insn))
 			return CT_SKIP_UNDECODABLE;
 		int n = ct_moved_size(&insn);
 		if (!n)
@@ -142,7 +124,7 @@ static void ct_note_table_parts(const ZydisDecodedInstruction *insn, uintptr_t i
 				struct ct_tables *t)
 {
 	int has_sib = (insn->attributes & ZYDIS_ATTRIB_HAS_SIB) != 0;
-	if (insn->mnemonic == ZYDIS_MNEMONIC_LEA && ct_is_rip_relative(insn)) {
+	if (insn->mnemonic == ZYDIS_MNEMONIC_LEA && ct_x86_is_rip_relative(insn)) {
 		unsigned reg = insn->raw.modrm.reg | ct_rex_bit(insn, 1) << 3;
 		t->lea[reg] = ip + insn->length + (intptr_t)insn->raw.disp.value;
 	} else if (insn->mnemonic == ZYDIS_MNEMONIC_MOVSXD && has_sib && insn->raw.sib.scale == 2) {
@@ -220,7 +202,7 @@ int ct_arch_analyse(struct ct_arch_func *f, const struct ct_arch_env *env)
 	if (why)
 		f->moved = 0;
 	for (size_t off = 0; off < f->size; off += insn.length) {
-		if (!ct_decode(code + off, f->size - off, &insn))
+		if (!ct_x86_decode(code + off, f->size - off, &insn))
 			return CT_SKIP_UNDECODABLE;
 		ct_note_table_parts(&insn, f->addr + off, &tables);
 		if (!ct_is_branch(&insn))
@@ -296,7 +278,7 @@ static uint8_t *ct_relocate_one(const ZydisDecodedInstruction *insn, const uint8
 		return ct_rel32(new_ip + 6, to, p + 2) ? p + 6 : NULL;
 	}
 	memcpy(p, src, insn->length);
-	if (ct_is_rip_relative(insn)) {
+	if (ct_x86_is_rip_relative(insn)) {
 		int32_t disp = (int32_t)insn->raw.disp.value;
 		if (!ct_rel32(new_ip + insn->length, next + disp, p + insn->raw.disp.offset))
 			return NULL;
@@ -317,7 +299,7 @@ int ct_arch_build_trampoline(const struct ct_arch_func *f, uintptr_t at, uintptr
 		return 0;
 	p += CT_TRAMP_HEAD;
 	for (size_t off = f->patch_off; off < f->patch_off + f->moved; off += insn.length) {
-		if (!ct_decode(code + off, f->size - off, &insn))
+		if (!ct_x86_decode(code + off, f->size - off, &insn))
 			return 0;
 		p = ct_relocate_one(&insn, code + off, f->addr + off, at + (uintptr_t)(p - out), p);
 		if (!p)
