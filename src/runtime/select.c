@@ -59,13 +59,14 @@ static const char *const ct_never_globs[] = { "__x86.get_pc_thunk.*", "*.cold", 
  * Library functions that return twice, never return the usual way, switch
  * stacks or unwind them: a return address of ours in their caller's frame
  * would be read, copied or jumped over. The unwinder's and longjmp's are
- * followed by the runtime's wrappers instead.
+ * followed by the runtime's wrappers instead (__cxa_begin_catch's cuts the
+ * frames below the catching one: its own call among them).
  */
 static const char *const ct_never_libcalls[] = {
 	"setjmp",	   "_setjmp",	    "sigsetjmp",     "__sigsetjmp",   "savectx",
 	"vfork",	   "clone",	    "clone3",	     "getcontext",    "setcontext",
 	"swapcontext",	   "makecontext",   "longjmp",	     "_longjmp",      "siglongjmp",
-	"__longjmp_chk",   "__cxa_throw",   "__cxa_rethrow", "_Unwind_Resume", "__libc_start_main",
+	"__longjmp_chk",   "__cxa_throw",   "__cxa_rethrow", "__cxa_begin_catch", "_Unwind_Resume", "__libc_start_main",
 	"_Unwind_RaiseException", "_Unwind_Resume_or_Rethrow", "_Unwind_ForcedUnwind",
 	"__tls_get_addr",  "__cxa_finalize", "__gmon_start__", "__cyg_profile_func_enter",
 	"__cyg_profile_func_exit", "__fentry__", "mcount",

@@ -268,6 +268,30 @@ static const struct ct_inst_mod *ct_find_module(const struct ct_symbols *s, uint
 	return NULL;
 }
 
+/* Its names; a library call's "_ZdlPv@libstdc++.so.6" keeps "@libstdc++.so.6" after them. */
+static void ct_name_func(struct ct_func *f, const char *raw, int demangle)
+{
+	const char *at = strrchr(raw, '@');
+	char *bare = at ? ct_strndup(raw, (size_t)(at - raw)) : NULL;
+	char *d = demangle ? ct_demangle(bare ? bare : raw) : NULL;
+	if (!d) {
+		f->symbol = ct_strdup(raw);
+		f->name = ct_strdup(raw);
+	} else if (!at) {
+		f->symbol = d;
+		f->name = ct_short_name(d);
+	} else {
+		char *shortname = ct_short_name(d);
+		f->symbol = ct_malloc(strlen(d) + strlen(at) + 1);
+		f->name = ct_malloc(strlen(shortname) + strlen(at) + 1);
+		sprintf(f->symbol, "%s%s", d, at);
+		sprintf(f->name, "%s%s", shortname, at);
+		free(shortname);
+		free(d);
+	}
+	free(bare);
+}
+
 static uint32_t ct_add_func(struct ct_symbols *s, uint64_t identity, const char *raw,
 			    const char *module, uint64_t addr)
 {
@@ -280,9 +304,7 @@ static uint32_t ct_add_func(struct ct_symbols *s, uint64_t identity, const char 
 		s->funcs = ct_realloc(s->funcs, s->cap * sizeof(*s->funcs));
 	}
 	struct ct_func *f = &s->funcs[s->nfuncs];
-	char *d = s->demangle ? ct_demangle(raw) : NULL;
-	f->symbol = d ? d : ct_strdup(raw);
-	f->name = d ? ct_short_name(d) : ct_strdup(raw);
+	ct_name_func(f, raw, s->demangle);
 	f->module = module ? ct_basename(module) : "?";
 	f->path = module;
 	f->addr = addr;

@@ -394,7 +394,7 @@ def load_report(path):
                 fail('report entry %d: "%s" is not a string: %s' % (i, k, json.dumps(e)))
         if e['calls'] < 0:
             fail('report entry %d: negative calls: %s' % (i, json.dumps(e)))
-        if e['name'] not in e['symbol']:
+        if e['name'].split('@')[0] not in e['symbol']:
             fail('report entry %d: the name is not part of the symbol: %s' % (i, json.dumps(e)))
     return data
 
