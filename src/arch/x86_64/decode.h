@@ -10,6 +10,10 @@
 /* 1 if the bytes at p (len of them readable) start with a valid instruction. */
 int ct_x86_decode(const uint8_t *p, size_t len, ZydisDecodedInstruction *insn);
 
+/* The same with its operands (what it reads and writes): for the rare cases that need them. */
+int ct_x86_decode_full(const uint8_t *p, size_t len, ZydisDecodedInstruction *insn,
+		       ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT]);
+
 /* A memory operand addressed as disp32(%rip). */
 static inline int ct_x86_is_rip_relative(const ZydisDecodedInstruction *insn)
 {

@@ -3,8 +3,10 @@
  * Library calls on x86-64. A call into a shared library goes through a slot
  * of the caller's GOT: from a PLT entry ("[endbr64] [bnd] jmp *slot(%rip)"),
  * or, in code built with -fno-plt, straight from the call site ("call
- * *slot(%rip)", "jmp *slot(%rip)" for a tail call). We redirect that jump or
- * call to the imported function's trampoline
+ * *slot(%rip)", "jmp *slot(%rip)" for a tail call), or through a register
+ * loaded from the slot ("mov slot(%rip),%r12" ... "call *%r12": clang
+ * hoists the load out of loops). We redirect that jump or call, or make the
+ * load an "lea" of the imported function's trampoline
  *
  *	.quad	id		what the entry stub records
  *	call	entry_thunk	jmp *0(%rip) -> ct_patch_entry
@@ -26,17 +28,25 @@
 #define CT_ARCH_R_JUMP_SLOT R_X86_64_JUMP_SLOT
 #define CT_ARCH_R_GLOB_DAT  R_X86_64_GLOB_DAT
 
-/* An indirect jump or call through a RIP-relative slot. */
+enum { CT_GOT_JUMP, CT_GOT_CALL, CT_GOT_LOAD };
+
+/* An indirect jump or call through a RIP-relative slot, or a load of it. */
 struct ct_got_jump {
 	uintptr_t at;	/* its first byte (a prefix, if any) */
 	uintptr_t slot; /* the address it reads */
 	uint8_t len;	/* bytes, prefixes included */
-	uint8_t call;	/* a call (returns after it), not a jump */
+	uint8_t kind;	/* CT_GOT_*: a call returns after it; a load feeds only calls */
 };
 
 /* The jump of the PLT entry starting at p (len bytes of it): 1 and *j, or 0. */
 int ct_arch_plt_jump(const uint8_t *p, size_t len, struct ct_got_jump *j);
-/* Every call or jump through a RIP-relative slot in [addr, addr + size); -1 if undecodable. */
+/*
+ * Every call or jump through a RIP-relative slot in [addr, addr + size), a
+ * function, and every load of a slot into a register the function uses for
+ * nothing but calls and jumps through it (so the value is seen by nobody
+ * else: the function's address the program sees never changes); -1 if
+ * undecodable.
+ */
 int ct_arch_got_jumps(uintptr_t addr, size_t size,
 		      void (*found)(void *ctx, const struct ct_got_jump *j), void *ctx);
 /* The trampoline of the function imported through slot, to run at at; 0 if out of reach. */
