@@ -14,7 +14,8 @@
 #                            with -fentry (built with -pg -mfentry), and
 #                            gcc-O2-patchable clang-O0-patchable gcc-O2-mcount
 #                            clang-O0-mcount (plain -pg), gcc-O2-patch
-#                            clang-O0-patch (built plain, patched in memory))
+#                            clang-O0-patch (built plain, patched in memory),
+#                            gcc-O2-patchlc (the same with record --libcalls))
 #   JOBS=2                   programs built and checked in parallel
 #
 # Prints one line per test, `ok NAME` or `FAIL NAME: REASON` with details
@@ -31,7 +32,7 @@ esac
 OUT=${TEST_OUT:-$B/tests}
 CT=${CALLTRACE:-$B/calltrace}
 JOBS=${JOBS:-2}
-COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O0-fentry gcc-O2-fentry clang-O0-fentry clang-O2-fentry gcc-O2-patchable clang-O0-patchable gcc-O2-mcount clang-O0-mcount gcc-O2-patch clang-O0-patch}
+COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O0-fentry gcc-O2-fentry clang-O0-fentry clang-O2-fentry gcc-O2-patchable clang-O0-patchable gcc-O2-mcount clang-O0-mcount gcc-O2-patch clang-O0-patch gcc-O2-patchlc}
 FILTER=${1:-}
 LIB=$ROOT/tests/lib
 T_READ=${T_READ:-60}

@@ -201,13 +201,17 @@ static int ct_has_hooks(const struct ct_elf_map *m)
 	return 0;
 }
 
-/* Calls into libraries, from the modules that are traced (never from the system's own). */
+/*
+ * Calls into libraries, from the modules that are traced: not from the
+ * system's libraries, nor from a stripped program of the system (the shell
+ * system() runs) that auto leaves alone.
+ */
 static int ct_plan_libcalls(const struct ct_elf_map *m, const char *path, int program,
 			    int traced)
 {
-	if (!ct_select_libcalls())
+	if (!ct_select_libcalls() || (!program && ct_select_never_library(path)))
 		return 0;
-	return program || (!ct_select_never_library(path) && (traced || ct_has_hooks(m)));
+	return traced || ct_has_hooks(m);
 }
 
 /* What to do with a module: patch its entry list, patch it dynamically, or neither. */

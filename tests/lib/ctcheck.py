@@ -36,12 +36,16 @@ the call was marked so; a return whose call was not seen is a line
 """
 import difflib
 import json
+import os
 import re
 import sys
 
 # Compiler-generated functions, and the inline parts of the C++ library.
 DROP = re.compile(r'^(_GLOBAL__sub_I_|_GLOBAL__sub_D_|__static_initialization_and_destruction_|'
-                  r'__cxx_global_var_init|__cxx_global_array_dtor|__tcf_|__dtor_|std::|__gnu_cxx::)')
+                  r'__cxx_global_var_init|__cxx_global_array_dtor|__tcf_|__dtor_|std::|__gnu_cxx::'
+                  + (r'|.+@[\w.+-]+$' if os.environ.get('CT_DROP_LIBCALLS') else '') + ')')
+# CT_DROP_LIBCALLS=1 (record --libcalls of programs that do not count them): library calls,
+# "printf@libc.so.6", are dropped too
 
 DURATION = re.compile(r'^( {10}|[ \d]{2}\d\.\d{3} (ns|us|ms| s))$')
 LEFT = re.compile(r'^(.{10}) \[ *(\d+)\]$')

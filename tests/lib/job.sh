@@ -21,6 +21,11 @@ PY=${PY:-python3}
 prog=$1 combo=$2
 IFS=- read -r family opt method <<<"$combo"
 method=${method:-finstrument}
+# patchlc: patch, and record --libcalls; the library calls are not counted by the programs
+libcalls=0
+if [ "$method" = patchlc ]; then
+	method=patch libcalls=1
+fi
 P=$ROOT/tests/programs
 LIB=$ROOT/tests/lib
 BIN=$OUT/bin/$combo
@@ -128,6 +133,7 @@ if [ "$method" = patch ]; then
 	# libc's own functions linked into the program (libc_nonshared.a): real calls, but
 	# not the program's, and not seen by the other methods
 	rec_opts+=(-P '!atexit' -P '!at_quick_exit' -P '!pthread_atfork')
+	[ $libcalls = 1 ] && rec_opts+=(--libcalls)
 	for f in $(sed -n 's/^.*NOTRACE[^(]*[ *]\([A-Za-z_][A-Za-z_0-9]*\)(.*$/\1/p' "${srcs[@]}" | sort -u); do
 		rec_opts+=(-P "!$f")
 	done
@@ -145,6 +151,10 @@ tree=
 ignore=()
 while read -r re; do [ -n "$re" ] && ignore+=(--ignore "$re"); done < <(directive IGNORE)
 while read -r re; do [ -n "$re" ] && ignore+=(--at-least "$re"); done < <(directive AT-LEAST)
+if [ $libcalls = 1 ]; then
+	ignore+=(--ignore '@')
+	export CT_DROP_LIBCALLS=1
+fi
 
 # ---- the program alone -------------------------------------------------------
 (cd "$R" && CT_TRUTH=$R/truth.native timeout -k 5 "$T_RUN" "$BIN/$prog" "${args[@]}" \
