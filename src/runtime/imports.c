@@ -21,7 +21,7 @@ static int ct_import_order(const void *a, const void *b)
 	return (x->slot > y->slot) - (x->slot < y->slot);
 }
 
-static void ct_read_relocs(const struct ct_elf_map *m, const ElfW(Shdr) *rela, uintptr_t base,
+static void ct_read_relocs(const struct ct_elf_map *m, const ElfW(Shdr) * rela, uintptr_t base,
 			   struct ct_imports *out, size_t cap)
 {
 	const ElfW(Shdr) *dynsym = ct_elf_section_at(m, rela->sh_link);

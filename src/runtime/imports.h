@@ -9,11 +9,11 @@
 struct ct_elf_map;
 
 struct ct_import {
-	uintptr_t slot;	  /* its GOT slot, in this process: also the id events carry */
-	const char *name; /* from the module's .dynsym */
-	uint32_t sym;	  /* index in .dynsym */
+	uintptr_t slot;	   /* its GOT slot, in this process: also the id events carry */
+	const char *name;  /* from the module's .dynsym */
+	uint32_t sym;	   /* index in .dynsym */
 	uint32_t tramp_at; /* offset of its trampoline in the module's area; 0: none */
-	uint8_t plt;	  /* filled lazily (JUMP_SLOT): reached through a PLT entry */
+	uint8_t plt;	   /* filled lazily (JUMP_SLOT): reached through a PLT entry */
 	uint8_t selected;
 	uint8_t used; /* some PLT entry or call site goes through it */
 };

@@ -206,8 +206,7 @@ static int ct_has_hooks(const struct ct_elf_map *m)
  * system's libraries, nor from a stripped program of the system (the shell
  * system() runs) that auto leaves alone.
  */
-static int ct_plan_libcalls(const struct ct_elf_map *m, const char *path, int program,
-			    int traced)
+static int ct_plan_libcalls(const struct ct_elf_map *m, const char *path, int program, int traced)
 {
 	if (!ct_select_libcalls() || (!program && ct_select_never_library(path)))
 		return 0;
@@ -215,8 +214,8 @@ static int ct_plan_libcalls(const struct ct_elf_map *m, const char *path, int pr
 }
 
 /* What to do with a module: patch its entry list, patch it dynamically, or neither. */
-static void ct_module_plan(const struct ct_elf_map *m, const char *path, int program,
-			   int *entries, int *dynamic, int *libcalls)
+static void ct_module_plan(const struct ct_elf_map *m, const char *path, int program, int *entries,
+			   int *dynamic, int *libcalls)
 {
 	int method = ct_select_method();
 	*entries = (method == CT_SEL_AUTO || method == CT_SEL_PATCHABLE) && ct_has_entry_list(m);

@@ -62,15 +62,17 @@ static const char *const ct_never_globs[] = { "__x86.get_pc_thunk.*", "*.cold", 
  * followed by the runtime's wrappers instead (__cxa_begin_catch's cuts the
  * frames below the catching one: its own call among them).
  */
+/* clang-format off */
 static const char *const ct_never_libcalls[] = {
-	"setjmp",	   "_setjmp",	    "sigsetjmp",     "__sigsetjmp",   "savectx",
-	"vfork",	   "clone",	    "clone3",	     "getcontext",    "setcontext",
-	"swapcontext",	   "makecontext",   "longjmp",	     "_longjmp",      "siglongjmp",
-	"__longjmp_chk",   "__cxa_throw",   "__cxa_rethrow", "__cxa_begin_catch", "_Unwind_Resume", "__libc_start_main",
+	"setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", "savectx", "vfork",
+	"clone", "clone3", "getcontext", "setcontext", "swapcontext", "makecontext",
+	"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
+	"__cxa_throw", "__cxa_rethrow", "__cxa_begin_catch", "_Unwind_Resume",
 	"_Unwind_RaiseException", "_Unwind_Resume_or_Rethrow", "_Unwind_ForcedUnwind",
-	"__tls_get_addr",  "__cxa_finalize", "__gmon_start__", "__cyg_profile_func_enter",
-	"__cyg_profile_func_exit", "__fentry__", "mcount",
+	"__libc_start_main", "__tls_get_addr", "__cxa_finalize", "__gmon_start__",
+	"__cyg_profile_func_enter", "__cyg_profile_func_exit", "__fentry__", "mcount",
 };
+/* clang-format on */
 
 static int ct_never(const char *raw)
 {

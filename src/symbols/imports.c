@@ -155,8 +155,7 @@ static void ct_read_relocs(struct ct_import_ctx *c, Elf_Scn *scn, const GElf_Shd
 	}
 }
 
-void ct_elf_imports(Elf *e, const char *self, const char *const *libs, ct_import_fn add,
-		    void *ctx)
+void ct_elf_imports(Elf *e, const char *self, const char *const *libs, ct_import_fn add, void *ctx)
 {
 	GElf_Ehdr eh;
 	GElf_Shdr sh;

@@ -53,8 +53,9 @@ static int ct_is_got_load(const ZydisDecodedInstruction *insn)
 
 static ZydisRegister ct_full_reg(ZydisRegister r)
 {
-	return r == ZYDIS_REGISTER_NONE ? r
-					: ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+	return r == ZYDIS_REGISTER_NONE
+		       ? r
+		       : ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
 }
 
 /* Does the instruction read r, but to call or jump through it (or write it whole)? */
@@ -86,7 +87,8 @@ static int ct_kills_reg(const ZydisDecodedInstruction *insn, const ZydisDecodedO
 			ZydisRegister r)
 {
 	for (unsigned i = 0; i < insn->operand_count; i++)
-		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && ct_full_reg(ops[i].reg.value) == r &&
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    ct_full_reg(ops[i].reg.value) == r &&
 		    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) && ops[i].size >= 32)
 			return 1;
 	return 0;
@@ -153,7 +155,8 @@ int ct_arch_got_jumps(uintptr_t addr, size_t size,
 			j.kind = insn.raw.modrm.reg == 2 ? CT_GOT_CALL : CT_GOT_JUMP;
 			found(ctx, &j);
 		} else if (ct_is_got_load(&insn)) {
-			ZydisRegister r = ZYDIS_REGISTER_RAX + (insn.raw.modrm.reg | insn.raw.rex.R << 3);
+			ZydisRegister r =
+				ZYDIS_REGISTER_RAX + (insn.raw.modrm.reg | insn.raw.rex.R << 3);
 			j.kind = CT_GOT_LOAD;
 			if (ct_load_feeds_only_calls(addr, size, off, insn.length, r))
 				found(ctx, &j);
