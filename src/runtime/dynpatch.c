@@ -44,12 +44,31 @@ struct ct_module_scan {
 	const struct dl_phdr_info *info;
 };
 
-static int ct_cand_order(const void *a, const void *b)
+/*
+ * By address: a radix sort on the offset in the module's code, a byte at a
+ * time (stable), for tens of thousands of symbols are sorted at start-up.
+ */
+static int ct_sort_cands(struct ct_module_scan *s)
 {
-	const struct ct_cand *x = a, *y = b;
-	if (x->f.addr != y->f.addr)
-		return x->f.addr < y->f.addr ? -1 : 1;
-	return (y->f.size > x->f.size) - (y->f.size < x->f.size); /* the sized alias first */
+	struct ct_cand *tmp = malloc((s->n + 1) * sizeof(*tmp));
+	size_t count[256];
+	if (!tmp)
+		return -1;
+	for (unsigned shift = 0; shift < 32; shift += 8) {
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < s->n; i++)
+			count[(uint32_t)(s->c[i].f.addr - s->text_lo) >> shift & 0xff]++;
+		for (size_t d = 0, at = 0; d < 256; d++) {
+			size_t k = count[d];
+			count[d] = at;
+			at += k;
+		}
+		for (size_t i = 0; i < s->n; i++)
+			tmp[count[(uint32_t)(s->c[i].f.addr - s->text_lo) >> shift & 0xff]++] = s->c[i];
+		memcpy(s->c, tmp, s->n * sizeof(*tmp));
+	}
+	free(tmp);
+	return 0;
 }
 
 /* The function whose first bytes contain addr, if any. */
@@ -123,11 +142,17 @@ static void ct_collect(struct ct_module_scan *s, const struct ct_elf_map *m, uin
 		c->f.size = (uint32_t)y->st_size;
 		c->name = ct_elf_string(m, strtab, y->st_name);
 	}
-	qsort(s->c, s->n, sizeof(*s->c), ct_cand_order);
-	size_t out = 0;
-	for (size_t i = 0; i < s->n; i++)
+	if (ct_sort_cands(s) < 0) {
+		s->n = 0;
+		return;
+	}
+	size_t out = 0; /* one per address: the alias with a size */
+	for (size_t i = 0; i < s->n; i++) {
 		if (!out || s->c[out - 1].f.addr != s->c[i].f.addr)
 			s->c[out++] = s->c[i];
+		else if (s->c[i].f.size > s->c[out - 1].f.size)
+			s->c[out - 1] = s->c[i];
+	}
 	s->n = out;
 }
 

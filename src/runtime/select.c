@@ -60,7 +60,8 @@ static const char *const ct_never_globs[] = { "__x86.get_pc_thunk.*", "*.cold", 
  * stacks or unwind them: a return address of ours in their caller's frame
  * would be read, copied or jumped over. The unwinder's and longjmp's are
  * followed by the runtime's wrappers instead (__cxa_begin_catch's cuts the
- * frames below the catching one: its own call among them).
+ * frames below the catching one: its own call among them; dlopen's searches
+ * its caller's RUNPATH, found from its return address).
  */
 /* clang-format off */
 static const char *const ct_never_libcalls[] = {
@@ -71,6 +72,7 @@ static const char *const ct_never_libcalls[] = {
 	"_Unwind_RaiseException", "_Unwind_Resume_or_Rethrow", "_Unwind_ForcedUnwind",
 	"__libc_start_main", "__tls_get_addr", "__cxa_finalize", "__gmon_start__",
 	"__cyg_profile_func_enter", "__cyg_profile_func_exit", "__fentry__", "mcount",
+	"dlopen", "dlmopen",
 };
 /* clang-format on */
 
