@@ -58,7 +58,7 @@ static ZydisRegister ct_full_reg(ZydisRegister r)
 		       : ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
 }
 
-/* Does the instruction read r, but to call or jump through it (or write it whole)? */
+/* Does the instruction read r, other than to call or jump through it? */
 static int ct_reads_reg(const ZydisDecodedInstruction *insn, const ZydisDecodedOperand *ops,
 			ZydisRegister r)
 {
