@@ -87,6 +87,17 @@ static int ct_site_order(const void *a, const void *b)
 	return (x->j.at > y->j.at) - (x->j.at < y->j.at);
 }
 
+/* In address order, once each (aliases decode the same function twice). */
+static void ct_sort_sites(struct ct_libcall_scan *s)
+{
+	qsort(s->sites, s->n, sizeof(*s->sites), ct_site_order);
+	size_t out = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (!out || s->sites[out - 1].j.at != s->sites[i].j.at)
+			s->sites[out++] = s->sites[i];
+	s->n = out;
+}
+
 /* Code built with -fno-plt calls through the GOT itself: decode every function for those calls. */
 static void ct_find_got_calls(struct ct_libcall_scan *s)
 {
@@ -104,13 +115,6 @@ static void ct_find_got_calls(struct ct_libcall_scan *s)
 			continue;
 		ct_arch_got_jumps(addr, sym[i].st_size, ct_add_site, s);
 	}
-	/* aliases decode the same function twice: one site each */
-	qsort(s->sites, s->n, sizeof(*s->sites), ct_site_order);
-	size_t out = 0;
-	for (size_t i = 0; i < s->n; i++)
-		if (!out || s->sites[out - 1].j.at != s->sites[i].j.at)
-			s->sites[out++] = s->sites[i];
-	s->n = out;
 }
 
 struct ct_lib_ctx {
@@ -210,7 +214,7 @@ void ct_libcalls_module(const struct dl_phdr_info *info, const struct ct_elf_map
 	if (got_calls)
 		ct_find_got_calls(&s);
 	ct_find_plt_entries(&s);
-	qsort(s.sites, s.n, sizeof(*s.sites), ct_site_order);
+	ct_sort_sites(&s);
 	uintptr_t area = s.n ? ct_build_libcall_area(&s) : 0;
 	if (area)
 		ct_write_sites(&s, area);

@@ -4,17 +4,8 @@
 
 #include "decode.h"
 #include "libcall.h"
+#include "patch.h"
 #include "relocate.h"
-
-static int ct_rel32_to(uintptr_t from_end, uintptr_t to, uint8_t *out)
-{
-	int64_t rel = (int64_t)(to - from_end);
-	if (rel != (int32_t)rel)
-		return 0;
-	int32_t r = (int32_t)rel;
-	memcpy(out, &r, 4);
-	return 1;
-}
 
 int ct_arch_plt_jump(const uint8_t *p, size_t len, struct ct_got_jump *j)
 {
@@ -168,12 +159,10 @@ int ct_arch_got_jumps(uintptr_t addr, size_t size,
 int ct_arch_build_libcall(uintptr_t id, uintptr_t slot, uintptr_t at, uintptr_t entry_thunk,
 			  uint8_t out[CT_LIBCALL_TRAMP_LEN])
 {
-	memcpy(out, &id, 8);
-	out[8] = 0xe8;
 	out[13] = 0xff; /* jmp *slot(%rip) */
 	out[14] = 0x25;
-	return ct_rel32_to(at + CT_TRAMP_HEAD, entry_thunk, out + 9) &&
-	       ct_rel32_to(at + CT_LIBCALL_TRAMP_LEN, slot, out + 15);
+	return ct_arch_encode_tramp_head(out, id, at, entry_thunk) &&
+	       ct_arch_rel32(at + CT_LIBCALL_TRAMP_LEN, slot, out + 15);
 }
 
 int ct_arch_encode_libcall_jump(const struct ct_got_jump *j, uintptr_t tramp, uint8_t *out)
@@ -181,10 +170,10 @@ int ct_arch_encode_libcall_jump(const struct ct_got_jump *j, uintptr_t tramp, ui
 	if (j->kind == CT_GOT_LOAD) { /* mov x(%rip),%r -> lea tramp(%rip),%r: same REX and ModRM */
 		memcpy(out, (const void *)j->at, j->len);
 		out[1] = 0x8d;
-		return ct_rel32_to(j->at + j->len, tramp + 8, out + 3);
+		return ct_arch_rel32(j->at + j->len, tramp + 8, out + 3);
 	}
 	out[0] = j->kind == CT_GOT_CALL ? 0xe8 : 0xe9;
-	if (!ct_rel32_to(j->at + 5, tramp + 8, out + 1))
+	if (!ct_arch_rel32(j->at + 5, tramp + 8, out + 1))
 		return 0;
 	/* a call returns to the byte after it: a nop on to the next instruction */
 	memset(out + 5, j->kind == CT_GOT_CALL ? 0x90 : 0xcc, j->len - 5u);

@@ -23,16 +23,34 @@ static inline int ct_arch_is_entry_nop(const uint8_t *p)
 	return !memcmp(p, gcc_nops, 5) || !memcmp(p, nopl, 4);
 }
 
-/* "call to" at at; 0 if to is farther than a rel32 reaches. */
-static inline int ct_arch_encode_call(uint8_t out[CT_PATCH_LEN], uintptr_t at, uintptr_t to)
+/* The rel32 from the end of an instruction (from_end) to to, into out; 0 if out of reach. */
+static inline int ct_arch_rel32(uintptr_t from_end, uintptr_t to, uint8_t *out)
 {
-	int64_t rel = (int64_t)(to - (at + CT_PATCH_LEN));
+	int64_t rel = (int64_t)(to - from_end);
 	if (rel != (int32_t)rel)
 		return 0;
 	int32_t r32 = (int32_t)rel;
-	out[0] = 0xe8;
-	memcpy(out + 1, &r32, 4);
+	memcpy(out, &r32, 4);
 	return 1;
+}
+
+/* "call to" at at; 0 if to is farther than a rel32 reaches. */
+static inline int ct_arch_encode_call(uint8_t out[CT_PATCH_LEN], uintptr_t at, uintptr_t to)
+{
+	out[0] = 0xe8;
+	return ct_arch_rel32(at + CT_PATCH_LEN, to, out + 1);
+}
+
+/*
+ * The head of a trampoline (relocate.h, libcall.h) at at: ".quad id; call
+ * entry_thunk", so the entry stub finds id 13 bytes before its return address.
+ */
+static inline int ct_arch_encode_tramp_head(uint8_t *out, uintptr_t id, uintptr_t at,
+					    uintptr_t entry_thunk)
+{
+	memcpy(out, &id, 8);
+	out[8] = 0xe8;
+	return ct_arch_rel32(at + 13, entry_thunk, out + 9);
 }
 
 /* An absolute jump to target, reachable by rel32 from the code it serves. */

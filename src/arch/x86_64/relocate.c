@@ -19,6 +19,7 @@
 
 #include "../../common/pool.h"
 #include "decode.h"
+#include "patch.h"
 #include "relocate.h"
 
 static int ct_is_branch(const ZydisDecodedInstruction *insn)
@@ -219,16 +220,6 @@ int ct_arch_analyse(struct ct_arch_func *f, const struct ct_arch_env *env)
 	return why ? why : ct_check_tables(f, env, &tables);
 }
 
-static int ct_rel32(uintptr_t from_end, uintptr_t to, uint8_t *out)
-{
-	int64_t rel = (int64_t)(to - from_end);
-	if (rel != (int32_t)rel)
-		return 0;
-	int32_t r = (int32_t)rel;
-	memcpy(out, &r, 4);
-	return 1;
-}
-
 /* "Push" the original return address without touching flags or registers. */
 static uint8_t *ct_push_return(uint8_t *p, uintptr_t ret)
 {
@@ -259,28 +250,28 @@ static uint8_t *ct_relocate_one(const ZydisDecodedInstruction *insn, const uint8
 		new_ip += (uintptr_t)(q - p);
 		if (ct_is_branch(insn)) {
 			*q = 0xe9;
-			return ct_rel32(new_ip + 5, ct_branch_target(insn, old_ip), q + 1) ? q + 5 : NULL;
+			return ct_arch_rel32(new_ip + 5, ct_branch_target(insn, old_ip), q + 1) ? q + 5 : NULL;
 		}
 		int32_t disp = (int32_t)insn->raw.disp.value; /* call *x(%rip) -> jmp *x(%rip) */
 		q[0] = 0xff;
 		q[1] = 0x25;
-		return ct_rel32(new_ip + 6, next + disp, q + 2) ? q + 6 : NULL;
+		return ct_arch_rel32(new_ip + 6, next + disp, q + 2) ? q + 6 : NULL;
 	}
 	if (ct_is_branch(insn)) {
 		uintptr_t to = ct_branch_target(insn, old_ip);
 		if (insn->meta.category == ZYDIS_CATEGORY_UNCOND_BR) {
 			*p = 0xe9;
-			return ct_rel32(new_ip + 5, to, p + 1) ? p + 5 : NULL;
+			return ct_arch_rel32(new_ip + 5, to, p + 1) ? p + 5 : NULL;
 		}
 		/* jcc: the condition is the low nibble of the opcode in both forms */
 		p[0] = 0x0f;
 		p[1] = (uint8_t)(0x80 | (insn->opcode & 0x0f));
-		return ct_rel32(new_ip + 6, to, p + 2) ? p + 6 : NULL;
+		return ct_arch_rel32(new_ip + 6, to, p + 2) ? p + 6 : NULL;
 	}
 	memcpy(p, src, insn->length);
 	if (ct_x86_is_rip_relative(insn)) {
 		int32_t disp = (int32_t)insn->raw.disp.value;
-		if (!ct_rel32(new_ip + insn->length, next + disp, p + insn->raw.disp.offset))
+		if (!ct_arch_rel32(new_ip + insn->length, next + disp, p + insn->raw.disp.offset))
 			return NULL;
 	}
 	return p + insn->length;
@@ -293,9 +284,7 @@ int ct_arch_build_trampoline(const struct ct_arch_func *f, uintptr_t at, uintptr
 	uint8_t *p = out;
 	ZydisDecodedInstruction insn;
 
-	memcpy(p, &f->addr, 8);
-	p[8] = 0xe8;
-	if (!ct_rel32(at + CT_TRAMP_HEAD, entry_thunk, p + 9))
+	if (!ct_arch_encode_tramp_head(p, f->addr, at, entry_thunk))
 		return 0;
 	p += CT_TRAMP_HEAD;
 	for (size_t off = f->patch_off; off < f->patch_off + f->moved; off += insn.length) {
@@ -307,7 +296,7 @@ int ct_arch_build_trampoline(const struct ct_arch_func *f, uintptr_t at, uintptr
 	}
 	uintptr_t back = f->addr + f->patch_off + f->moved;
 	*p = 0xe9;
-	if (!ct_rel32(at + (uintptr_t)(p - out) + 5, back, p + 1))
+	if (!ct_arch_rel32(at + (uintptr_t)(p - out) + 5, back, p + 1))
 		return 0;
 	return 1;
 }
@@ -316,7 +305,7 @@ int ct_arch_encode_patch(const struct ct_arch_func *f, uintptr_t tramp, uint8_t 
 {
 	uintptr_t at = f->addr + f->patch_off;
 	out[0] = 0xe9;
-	if (!ct_rel32(at + 5, tramp + 8, out + 1))
+	if (!ct_arch_rel32(at + 5, tramp + 8, out + 1))
 		return 0;
 	memset(out + 5, 0xcc, f->moved - 5u);
 	return 1;
