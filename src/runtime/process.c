@@ -12,6 +12,13 @@
  * runtime preloaded, names the recording, and says which image it came from.
  * A failed exec is told too, and tracing goes on.
  *
+ * A profiling timer (gprof's ITIMER_PROF) outlives exec and kills the new
+ * image with SIGPROF if it fires before that image installs its handler. Our
+ * start-up must not widen that window: the timer is paused across exec and
+ * our initialisation, and the new image gets the rest of it when our
+ * constructors are done (CALLTRACE_ITIMER_PROF), so the program sees the
+ * timer it would have had without us.
+ *
  * _exit, quick_exit: what the destructor would have said (lost events,
  * modules loaded since) is said before the process goes.
  */
@@ -21,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -62,17 +70,29 @@ static int ct_env_is(const char *entry, const char *kept)
 	return eq && !strncmp(entry, kept, (size_t)(eq - kept + 1));
 }
 
+/* What an exec wrapper keeps on its stack for the new image. */
+struct ct_exec_ctx {
+	char from[64];
+	char timer[64];
+	struct itimerval paused;
+};
+
+/* Room in the new environment beyond the program's own entries. */
+#define CT_ENV_EXTRA 6
+
 /*
- * envp with our variables put back (a program may pass a clean environment)
- * and CALLTRACE_FROM naming this image, into out (room for n + 5 pointers).
+ * envp with our variables put back (a program may pass a clean environment),
+ * CALLTRACE_FROM naming this image and the paused profiling timer, into out
+ * (room for n + CT_ENV_EXTRA pointers).
  */
-static void ct_fix_env(char *const envp[], char **out, char *from)
+static void ct_fix_env(char *const envp[], char **out, struct ct_exec_ctx *ctx)
 {
 	const char *kept[] = { ct_env_preload, ct_env_pool, ct_env_nofollow };
 	size_t n = 0;
 
 	for (size_t i = 0; envp && envp[i]; i++) {
-		int ours = !strncmp(envp[i], "CALLTRACE_FROM=", 15);
+		int ours = !strncmp(envp[i], "CALLTRACE_FROM=", 15) ||
+			   !strncmp(envp[i], "CALLTRACE_ITIMER_PROF=", 22);
 		for (size_t k = 0; k < CT_ARRAY_LEN(kept) && !ours; k++)
 			ours = kept[k][0] && ct_env_is(envp[i], kept[k]);
 		if (!ours)
@@ -81,9 +101,57 @@ static void ct_fix_env(char *const envp[], char **out, char *from)
 	for (size_t k = 0; k < CT_ARRAY_LEN(kept); k++)
 		if (kept[k][0])
 			out[n++] = (char *)kept[k];
-	snprintf(from, 64, "CALLTRACE_FROM=%u:%d", ct_instance, (int)getpid());
-	out[n++] = from;
+	snprintf(ctx->from, sizeof(ctx->from), "CALLTRACE_FROM=%u:%d", ct_instance, (int)getpid());
+	out[n++] = ctx->from;
+	if (ctx->timer[0])
+		out[n++] = ctx->timer;
 	out[n] = NULL;
+}
+
+static long long ct_tv_us(struct timeval tv)
+{
+	return (long long)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+static struct timeval ct_us_tv(long long us)
+{
+	return (struct timeval){ .tv_sec = us / 1000000, .tv_usec = us % 1000000 };
+}
+
+/* Pause a running profiling timer and say in ctx->timer what is left of it. */
+static void ct_pause_prof_timer(struct ct_exec_ctx *ctx)
+{
+	static const struct itimerval off;
+
+	ctx->timer[0] = 0;
+	if (!ct_env_preload[0] || getitimer(ITIMER_PROF, &ctx->paused) || !timerisset(&ctx->paused.it_value))
+		return;
+	snprintf(ctx->timer, sizeof(ctx->timer), "CALLTRACE_ITIMER_PROF=%lld:%lld",
+		 ct_tv_us(ctx->paused.it_value), ct_tv_us(ctx->paused.it_interval));
+	setitimer(ITIMER_PROF, &off, NULL);
+}
+
+/* The exec failed: this image goes on, with its timer where it was. */
+static void ct_exec_failed(struct ct_exec_ctx *ctx, int err)
+{
+	uint64_t e = (uint64_t)err;
+	if (ctx->timer[0])
+		setitimer(ITIMER_PROF, &ctx->paused, NULL);
+	ct_emit_ext(CT_EXT_EXEC_FAILED, &e, sizeof(e), 1);
+	errno = err;
+}
+
+/* Our constructors are done: the profiling timer the old image left runs on. */
+__attribute__((constructor(103))) static void ct_resume_prof_timer(void)
+{
+	const char *v = getenv("CALLTRACE_ITIMER_PROF");
+	long long value, interval;
+
+	if (!v || sscanf(v, "%lld:%lld", &value, &interval) != 2)
+		return;
+	unsetenv("CALLTRACE_ITIMER_PROF");
+	struct itimerval t = { .it_interval = ct_us_tv(interval), .it_value = ct_us_tv(value) };
+	setitimer(ITIMER_PROF, &t, NULL);
 }
 
 static size_t ct_count_env(char *const envp[])
@@ -114,13 +182,6 @@ static void ct_announce_exec(const char *path, char *const argv[])
 	ct_before_image_change(CT_EXT_EXEC, buf, (uint32_t)len);
 }
 
-static void ct_exec_failed(int err)
-{
-	uint64_t e = (uint64_t)err;
-	ct_emit_ext(CT_EXT_EXEC_FAILED, &e, sizeof(e), 1);
-	errno = err;
-}
-
 static void *ct_next(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);
@@ -129,26 +190,28 @@ static void *ct_next(const char *name)
 CT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	ct_execve_fn real = (ct_execve_fn)ct_next("execve");
-	char *env[ct_count_env(envp) + 5];
-	char from[64];
+	char *env[ct_count_env(envp) + CT_ENV_EXTRA];
+	struct ct_exec_ctx ctx;
 
-	ct_fix_env(envp, env, from);
 	ct_announce_exec(path, argv);
+	ct_pause_prof_timer(&ctx);
+	ct_fix_env(envp, env, &ctx);
 	int r = real(path, argv, env);
-	ct_exec_failed(errno);
+	ct_exec_failed(&ctx, errno);
 	return r;
 }
 
 CT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	ct_execve_fn real = (ct_execve_fn)ct_next("execvpe");
-	char *env[ct_count_env(envp) + 5];
-	char from[64];
+	char *env[ct_count_env(envp) + CT_ENV_EXTRA];
+	struct ct_exec_ctx ctx;
 
-	ct_fix_env(envp, env, from);
 	ct_announce_exec(file, argv);
+	ct_pause_prof_timer(&ctx);
+	ct_fix_env(envp, env, &ctx);
 	int r = real(file, argv, env);
-	ct_exec_failed(errno);
+	ct_exec_failed(&ctx, errno);
 	return r;
 }
 
@@ -165,14 +228,16 @@ CT_EXPORT int execvp(const char *file, char *const argv[])
 CT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	ct_fexecve_fn real = (ct_fexecve_fn)ct_next("fexecve");
-	char *env[ct_count_env(envp) + 5];
-	char from[64], path[32];
+	char *env[ct_count_env(envp) + CT_ENV_EXTRA];
+	struct ct_exec_ctx ctx;
+	char path[32];
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	ct_fix_env(envp, env, from);
 	ct_announce_exec(path, argv);
+	ct_pause_prof_timer(&ctx);
+	ct_fix_env(envp, env, &ctx);
 	int r = real(fd, argv, env);
-	ct_exec_failed(errno);
+	ct_exec_failed(&ctx, errno);
 	return r;
 }
 
