@@ -40,7 +40,21 @@ API_OBJS := $(patsubst src/%.c,$(BUILD)/rt/%.o,$(API_SRCS))
 WRAP_SRCS := $(wildcard src/wrapper/*.c)
 WRAP_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(WRAP_SRCS))
 
-all: $(BUILD)/calltrace $(BUILD)/libcalltrace.so $(BUILD)/libcalltrace-api.so wrappers
+# The DWARF reader the runtime loads for record -a (only then): libdw's users
+# inside a traced process, built position-independent.
+PLUGIN_SRCS := $(wildcard src/plugin/*.c) $(wildcard src/symbols/protos*.c) src/common/proto.c
+PLUGIN_OBJS := $(patsubst src/%.c,$(BUILD)/plugin/%.o,$(PLUGIN_SRCS))
+
+all: $(BUILD)/calltrace $(BUILD)/libcalltrace.so $(BUILD)/libcalltrace-api.so \
+	$(BUILD)/libcalltrace-dwarf.so wrappers
+
+$(BUILD)/libcalltrace-dwarf.so: $(PLUGIN_OBJS)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libcalltrace-dwarf.so -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/plugin/%.o: src/%.c | deps-check
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions \
+		-MMD -MP -c $< -o $@
 
 $(BUILD)/libcalltrace-api.so: $(API_OBJS)
 	$(CC) -shared $(LDFLAGS) -Wl,-soname,libcalltrace-api.so -o $@ $^
@@ -134,7 +148,8 @@ PC_SED	= -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|g' 
 INST_DIRS = $(BINDIR) $(LIBDIR) $(INCLUDEDIR) $(PKGCONFIGDIR) $(MANDIR)/man1 $(MANDIR)/man3
 INST_FILES = $(BINDIR)/calltrace $(INST_WRAPPERS:%=$(BINDIR)/%) \
 	$(if $(INST_WRAPPERS),$(BINDIR)/calltrace-c++) \
-	$(LIBDIR)/libcalltrace.so $(LIBDIR)/libcalltrace-api.so $(INCLUDEDIR)/calltrace.h \
+	$(LIBDIR)/libcalltrace.so $(LIBDIR)/libcalltrace-api.so $(LIBDIR)/libcalltrace-dwarf.so \
+	$(INCLUDEDIR)/calltrace.h \
 	$(PKGCONFIGDIR)/calltrace.pc $(MAN1:%=$(MANDIR)/man1/%) \
 	$(MAN3:%=$(MANDIR)/man3/%) $(MAN3_LINKS:%=$(MANDIR)/man3/%)
 
@@ -174,7 +189,8 @@ install: all $(MAN3_LINKS:%=$(BUILD)/man3/%)
 ifneq ($(INST_WRAPPERS),)
 	ln -sf calltrace-cc '$(DESTDIR)$(BINDIR)/calltrace-c++'
 endif
-	$(INSTALL) -m 755 $(BUILD)/libcalltrace.so $(BUILD)/libcalltrace-api.so '$(DESTDIR)$(LIBDIR)'
+	$(INSTALL) -m 755 $(BUILD)/libcalltrace.so $(BUILD)/libcalltrace-api.so \
+		$(BUILD)/libcalltrace-dwarf.so '$(DESTDIR)$(LIBDIR)'
 	$(INSTALL) -m 644 include/calltrace.h '$(DESTDIR)$(INCLUDEDIR)'
 	$(INSTALL) -m 644 $(BUILD)/calltrace.pc '$(DESTDIR)$(PKGCONFIGDIR)'
 	$(INSTALL) -m 644 $(MAN1:%=man/%) '$(DESTDIR)$(MANDIR)/man1'
@@ -185,4 +201,4 @@ uninstall:
 	rm -f $(foreach f,$(INST_FILES),'$(DESTDIR)$(f)')
 
 .PHONY: wrappers all deps deps-test deps-check demo check bench clean install uninstall
--include $(TOOL_OBJS:.o=.d) $(RT_OBJS:.o=.d) $(API_OBJS:.o=.d) $(WRAP_OBJS:.o=.d)
+-include $(TOOL_OBJS:.o=.d) $(RT_OBJS:.o=.d) $(API_OBJS:.o=.d) $(WRAP_OBJS:.o=.d) $(PLUGIN_OBJS:.o=.d)

@@ -13,8 +13,10 @@
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "inherit.h"
+#include "protomap.h"
 #include "walk.h"
 #include "../common/names.h"
 
@@ -35,6 +37,9 @@ struct ct_wframe {
 	uint32_t child_depth; /* where what it calls is shown */
 	uint64_t enter_clock;
 	uint64_t child_ticks; /* time in visible children */
+	struct ct_buf args;   /* PENDING: the payload of its captured arguments */
+	const char *proto;    /* and its prototype */
+	size_t proto_len;
 };
 
 struct ct_walk {
@@ -48,6 +53,9 @@ struct ct_walk {
 	double min_ticks;
 	int plain; /* no filter at all: every call is shown as it is */
 	struct ct_inherit *inherit; /* forked children's inherited calls, made when needed */
+	struct ct_protomap *protos; /* prototypes of the captured functions */
+	size_t nprotos_seen;	    /* the trace's PROTOS blocks when it was made */
+	int captures;		    /* the trace has captured values: look for them */
 };
 
 /* One thread being walked: its builder and what each open call is to the filters. */
@@ -63,6 +71,16 @@ struct ct_walker {
 	uint32_t *fcache;  /* function ids of the current block's table */
 	uint32_t fcache_len, fcache_block;
 	uint64_t next_unload; /* names cached before a dlclose are not good after it */
+	/*
+	 * A call event is held until the next record, which may carry what
+	 * it was given or returned (CT_EXT_ARGS, CT_EXT_RETVAL).
+	 */
+	struct ct_event held;
+	uint32_t held_block, held_nfuncs;
+	int holding;
+	const struct ct_event *cur; /* the call event being built, if its values came */
+	struct ct_call_values values;
+	struct ct_captured captured;
 };
 
 static size_t ct_count(const char **v)
@@ -109,6 +127,7 @@ struct ct_walk *ct_walk_new(struct ct_trace *t, struct ct_symbols *sym, const st
 	w->min_ticks = f->min_ns / t->ns_per_tick;
 	w->plain = !w->nonly && !w->nhide && !f->no_std && !f->max_depth && !f->min_ns &&
 		   !f->since_ns && !f->until_ns;
+	w->captures = ct_trace_meta(t, "captures") != NULL;
 	return w;
 }
 
@@ -124,6 +143,7 @@ void ct_walk_free(struct ct_walk *w)
 	free(w->hide_re);
 	free(w->fclass);
 	ct_inherit_free(w->inherit);
+	ct_protomap_free(w->protos);
 	free(w);
 }
 
@@ -192,6 +212,41 @@ int ct_walk_selects(const struct ct_walk *w, const struct ct_thread_info *th)
 	return ok;
 }
 
+/* ---- captured values (record -a, --srcline) ------------------------------------------- */
+
+/* The values of the call the builder is entering (or leaving) now, if they came with it. */
+static const struct ct_call_values *ct_values_of(struct ct_walker *tw, const struct ct_frame *bf,
+						 unsigned kind)
+{
+	const struct ct_event *ev = tw->cur;
+	if (!ev || ev->kind != kind || ev->addr != bf->addr || ev->sp != bf->sp)
+		return NULL;
+	return &tw->values;
+}
+
+/* A PENDING call keeps a copy of what it was given, for when it is shown. */
+static void ct_keep_args(struct ct_wframe *f, const struct ct_call_values *v, const struct ct_event *ev)
+{
+	f->args.len = 0;
+	f->proto = NULL;
+	if (!v || !v->args)
+		return;
+	ct_buf_append(&f->args, ev->ext, ev->ext_len);
+	f->proto = v->proto;
+	f->proto_len = v->proto_len;
+}
+
+static void ct_give_pending_enter(struct ct_walker *tw, struct ct_wframe *f)
+{
+	struct ct_call c = { .func = f->func, .depth = f->depth, .enter_clock = f->enter_clock };
+	struct ct_captured args;
+	struct ct_call_values v = { f->proto, f->proto_len, &args, NULL };
+	if (f->args.len && ct_captured_decode((const uint64_t *)f->args.data, f->args.len / 8,
+					      &args) == 0)
+		c.values = &v;
+	tw->sink->enter(tw->ctx, &c);
+}
+
 /* Give the sink the enters held back, outermost first. */
 static void ct_flush_pending(struct ct_walker *tw, uint32_t depth)
 {
@@ -203,8 +258,7 @@ static void ct_flush_pending(struct ct_walker *tw, uint32_t depth)
 			continue;
 		f->vis = CT_SHOWN;
 		tw->npending--;
-		struct ct_call c = { .func = f->func, .depth = f->depth, .enter_clock = f->enter_clock };
-		tw->sink->enter(tw->ctx, &c);
+		ct_give_pending_enter(tw, f);
 	}
 }
 
@@ -230,8 +284,10 @@ static void ct_walk_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 	struct ct_walker *tw = ctx;
 	struct ct_walk *w = tw->w;
 	if (depth >= tw->cap) {
+		uint32_t old = tw->cap;
 		tw->cap = tw->cap ? tw->cap * 2 : 64;
 		tw->stack = ct_realloc(tw->stack, tw->cap * sizeof(*tw->stack));
+		memset(tw->stack + old, 0, (tw->cap - old) * sizeof(*tw->stack));
 	}
 	const struct ct_wframe *p = depth ? &tw->stack[depth - 1] : NULL;
 	struct ct_wframe *f = &tw->stack[depth];
@@ -249,6 +305,7 @@ static void ct_walk_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 		c.func = f->func;
 		c.depth = depth;
 		c.enter_clock = f->enter_clock;
+		c.values = tw->cur ? ct_values_of(tw, bf, CT_EV_ENTER) : NULL;
 		tw->sink->enter(tw->ctx, &c);
 		return;
 	}
@@ -263,12 +320,17 @@ static void ct_walk_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 	} else if (w->f.min_ns) {
 		f->vis = CT_PENDING;
 		tw->npending++;
+		if (tw->cur)
+			ct_keep_args(f, ct_values_of(tw, bf, CT_EV_ENTER), tw->cur);
+		else
+			f->args.len = 0;
 	} else {
 		f->vis = CT_SHOWN;
 		ct_flush_pending(tw, depth);
 		c.func = f->func;
 		c.depth = f->depth;
 		c.enter_clock = f->enter_clock;
+		c.values = tw->cur ? ct_values_of(tw, bf, CT_EV_ENTER) : NULL;
 		tw->sink->enter(tw->ctx, &c);
 	}
 	f->child_depth = f->vis == CT_SHOWN || f->vis == CT_PENDING ? f->depth + 1 : f->depth;
@@ -291,6 +353,7 @@ static void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_
 		ct_flush_pending(tw, depth);
 		struct ct_call c = { .func = func, .depth = p ? p->child_depth : 0,
 				     .enter_clock = exit_clock, .exit_clock = exit_clock, .how = how };
+		c.values = tw->cur ? ct_values_of(tw, bf, CT_EV_EXIT) : NULL;
 		tw->sink->exit(tw->ctx, &c);
 		return;
 	}
@@ -304,8 +367,7 @@ static void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_
 		}
 		f->vis = CT_SHOWN;
 		ct_flush_pending(tw, depth);
-		struct ct_call c = { .func = f->func, .depth = f->depth, .enter_clock = f->enter_clock };
-		tw->sink->enter(tw->ctx, &c);
+		ct_give_pending_enter(tw, f);
 	}
 	if (f->vis != CT_SHOWN)
 		return;
@@ -317,6 +379,7 @@ static void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_
 	c.child_ticks = f->child_ticks;
 	c.how = how;
 	c.has_children = f->shown_child;
+	c.values = tw->cur && how == CT_CLOSE_RETURN ? ct_values_of(tw, bf, CT_EV_EXIT) : NULL;
 	tw->sink->exit(tw->ctx, &c);
 	struct ct_wframe *p = w->plain ? (depth ? &tw->stack[depth - 1] : NULL) :
 					 ct_visible_parent(tw, depth);
@@ -456,8 +519,8 @@ struct ct_walker *ct_walker_new(struct ct_walk *w, const struct ct_thread_info *
 	return tw;
 }
 
-void ct_walker_event(struct ct_walker *tw, const struct ct_event *ev, uint32_t block,
-		     uint32_t nfuncs)
+static void ct_walker_feed(struct ct_walker *tw, const struct ct_event *ev, uint32_t block,
+			   uint32_t nfuncs)
 {
 	/* the builder passes next_user to our enter, with the frame */
 	if (ev->kind == CT_EV_ENTER) {
@@ -470,12 +533,64 @@ void ct_walker_event(struct ct_walker *tw, const struct ct_event *ev, uint32_t b
 	ct_builder_event(&tw->b, ev);
 }
 
+/* Does ev carry the values of the held call? Then they are ready in tw->values. */
+static int ct_values_for_held(struct ct_walker *tw, const struct ct_event *ev)
+{
+	const struct ct_event *h = &tw->held;
+	uint16_t want = h->kind == CT_EV_ENTER ? CT_EXT_ARGS : CT_EXT_RETVAL;
+	if (ev->kind != CT_EV_EXT || ev->ext_type != want || (ev->ext_len & 7) ||
+	    ct_captured_decode((const uint64_t *)ev->ext, ev->ext_len / 8, &tw->captured) < 0 ||
+	    tw->captured.sp_tag != (uint32_t)h->sp)
+		return 0;
+	struct ct_walk *w = tw->w;
+	if (w->t->nprotos && (!w->protos || w->t->nprotos != w->nprotos_seen)) {
+		ct_protomap_free(w->protos); /* a growing trace (live) told more */
+		w->protos = ct_protomap_open(w->t);
+		w->nprotos_seen = w->t->nprotos;
+	}
+	tw->values.proto = ct_protomap_find(w->protos, tw->th->instance, h->addr,
+					    &tw->values.proto_len);
+	tw->values.args = want == CT_EXT_ARGS ? &tw->captured : NULL;
+	tw->values.ret = want == CT_EXT_RETVAL ? &tw->captured : NULL;
+	return 1;
+}
+
+void ct_walker_event(struct ct_walker *tw, const struct ct_event *ev, uint32_t block,
+		     uint32_t nfuncs)
+{
+	if (tw->holding) {
+		tw->holding = 0;
+		if (ct_values_for_held(tw, ev)) {
+			tw->cur = &tw->held;
+			ct_walker_feed(tw, &tw->held, tw->held_block, tw->held_nfuncs);
+			tw->cur = NULL;
+			return;
+		}
+		ct_walker_feed(tw, &tw->held, tw->held_block, tw->held_nfuncs);
+	}
+	if (tw->w->captures && (ev->kind == CT_EV_ENTER || ev->kind == CT_EV_EXIT)) {
+		tw->held = *ev;
+		tw->held.ext = NULL;
+		tw->held_block = block;
+		tw->held_nfuncs = nfuncs;
+		tw->holding = 1;
+		return;
+	}
+	ct_walker_feed(tw, ev, block, nfuncs);
+}
+
 void ct_walker_end(struct ct_walker *tw)
 {
+	if (tw->holding) {
+		tw->holding = 0;
+		ct_walker_feed(tw, &tw->held, tw->held_block, tw->held_nfuncs);
+	}
 	ct_builder_finish(&tw->b);
 	if (tw->sink->thread_end)
 		tw->sink->thread_end(tw->ctx, tw->th);
 	ct_builder_free(&tw->b);
+	for (uint32_t i = 0; i < tw->cap; i++)
+		ct_buf_free(&tw->stack[i].args);
 	free(tw->stack);
 	free(tw->fcache);
 	free(tw);

@@ -26,8 +26,20 @@
 #include <stdint.h>
 
 #include "builder.h"
+#include "../common/proto.h"
 #include "../format/reader.h"
 #include "../symbols/symbols.h"
+
+/*
+ * What a call was given and returned, when the trace captured it (record -a,
+ * --srcline): its prototype (src/common/proto.h) and the captured values.
+ */
+struct ct_call_values {
+	const char *proto; /* NULL: no prototype known */
+	size_t proto_len;
+	const struct ct_captured *args; /* enter(): what it was given, or NULL */
+	const struct ct_captured *ret;	/* exit(): what it returned, or NULL */
+};
 
 /* One call, as renderers see it. */
 struct ct_call {
@@ -38,6 +50,7 @@ struct ct_call {
 	uint64_t child_ticks; /* time in its visible children (exit() only) */
 	enum ct_close how;    /* exit() only */
 	int has_children;     /* exit() only: some visible child was shown */
+	const struct ct_call_values *values; /* NULL: nothing captured */
 };
 
 struct ct_sink {

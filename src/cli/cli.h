@@ -62,13 +62,21 @@ struct ct_cli_filter {
 	int ntids, npids;
 };
 
-/* How record and live trace the program (trace_opts.c): --method, -P, --libcalls. */
-#define CT_TRACE_SHORTOPTS "P:"
+/*
+ * How record and live trace the program (trace_opts.c): --method, -P,
+ * --libcalls, and what calls capture: -a, -A, -R, -s, --srcline.
+ */
+#define CT_TRACE_SHORTOPTS "P:aA:R:s:"
 /* clang-format off */
 #define CT_TRACE_LONGOPTS                                                                          \
 	{ "method", required_argument, NULL, 1450 },                                               \
 	{ "libcalls", no_argument, NULL, 1451 },                                                   \
-	{ "patch", required_argument, NULL, 'P' }
+	{ "patch", required_argument, NULL, 'P' },                                                 \
+	{ "args", no_argument, NULL, 'a' },                                                        \
+	{ "argument", required_argument, NULL, 'A' },                                              \
+	{ "retval", required_argument, NULL, 'R' },                                                \
+	{ "string-size", required_argument, NULL, 's' },                                           \
+	{ "srcline", no_argument, NULL, 1452 }
 /* clang-format on */
 #define CT_TRACE_HELP                                                                              \
 	"      --method=METHOD    how calls are seen: auto (default: the best the program\n"        \
@@ -80,9 +88,19 @@ struct ct_cli_filter {
 	"                         '!GLOB' leaves functions out; 'GLOB@LIB' takes calls\n"         \
 	"                         into shared libraries ('malloc@*', '*@libz.so*')\n"             \
 	"      --libcalls         trace every call into shared libraries, shown as\n"             \
-	"                         name@library (printf@libc.so.6); '!GLOB@*' leaves some out\n"
+	"                         name@library (printf@libc.so.6); '!GLOB@*' leaves some out\n"  \
+	"  -a, --args             arguments and return values of every traced function,\n"       \
+	"                         typed and named from DWARF (with --libcalls: common C\n"       \
+	"                         library functions too); not with -finstrument-functions\n"     \
+	"  -A, --argument=GLOB@ARGS  arguments of matching functions without DWARF:\n"           \
+	"                         'parse*@arg1/s,arg2/d32,fparg1' (FMT: d i u x s c b p f)\n"   \
+	"  -R, --retval=GLOB@retval[/FMT]  their return value: 'parse*@retval/x'\n"             \
+	"  -s, --string-size=N    bytes of a string argument kept (default 64, at most 1024)\n"  \
+	"      --srcline          keep every call's call site, for replay --srcline\n"
 /* 0 if taken, 1 if c is not one of these options, -1 after an error. */
 int ct_trace_opt(const char *cmd, int c, const char *arg);
+/* argspec.c: -A (kind 'A') or -R ('R'); -1 after an error. */
+int ct_argspec_add(const char *cmd, char kind, const char *spec);
 /* Does the program fit the method? -1 after an error. */
 int ct_trace_check(const char *cmd, const char *prog);
 

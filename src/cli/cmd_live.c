@@ -17,7 +17,7 @@ static const char ct_live_help[] =
 	"  -o, --output=FILE    print the tree to FILE instead of the terminal\n"
 	"      --data=PATH      keep the trace in PATH (default: a temporary file, removed)\n"
 	"  -b, --buffer-size=SIZE, --chunk-size=SIZE, --lossy, --no-follow   as for record\n"
-	"      --method=METHOD, -P PATTERN                                    as for record\n"
+	"      --method=METHOD, -P, --libcalls, -a, -A, -R, -s, --srcline      as for record\n"
 	"  -T, --timestamps     show when each line happened (seconds since the start)\n" CT_FILTER_HELP
 	"      --no-demangle    show C++ names as they are in the binary\n"
 	"      --color=WHEN     auto (on a terminal, unless NO_COLOR is set), always, never\n"
@@ -64,6 +64,8 @@ static int ct_live_parse(int argc, char **argv, struct ct_live_args *a, int *sta
 		if (!r) {
 			int t = ct_trace_opt("live", c, optarg); /* 0: taken, 1: not its own */
 			r = t == 0 ? 1 : t < 0 ? -1 : 0;
+			if (c == 1452)
+				a->replay.srcline = 1; /* recorded and shown */
 		}
 		if (r < 0)
 			return 0;

@@ -12,8 +12,12 @@ static const char ct_replay_help[] =
 	"Show the recorded calls as a tree, one thread after another: a leaf call on one\n"
 	"line with its duration, a call with children as 'f() {' ... '} /* f */' with the\n"
 	"duration at the close. Calls abandoned by longjmp or an exception are marked\n"
-	"'unwound', calls that never returned 'unfinished'.\n\n"
-	"  -T, --timestamps     show when each line happened (seconds since the start)\n" CT_FILTER_HELP
+	"'unwound', calls that never returned 'unfinished'. Calls recorded with -a show\n"
+	"their arguments and return value: 'parse(line=\"a=1\", len=3) = 0;'.\n\n"
+	"  -T, --timestamps     show when each line happened (seconds since the start)\n"
+	"      --srcline        where each function is defined (file:line, from DWARF) and,\n"
+	"                       for calls recorded with --srcline or -a, where it was called\n"
+	"                       from: '  /src/parse.c:88  <- main.c:41'\n" CT_FILTER_HELP
 		CT_READ_HELP;
 
 static const char ct_report_help[] =
@@ -116,12 +120,15 @@ static int ct_replay_opt(void *ctx, int c, const char *arg)
 	(void)arg;
 	if (c == 'T')
 		o->timestamps = 1;
+	if (c == 1452)
+		o->srcline = 1;
 	return 0;
 }
 
 int ct_cmd_replay(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "timestamps", no_argument, NULL, 'T' },
+						  { "srcline", no_argument, NULL, 1452 },
 						  CT_FILTER_LONGOPTS, CT_READ_LONGOPTS, { 0 } };
 	struct ct_replay_opts o = { 0 };
 	struct ct_cli_filter cf;

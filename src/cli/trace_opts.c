@@ -38,6 +38,25 @@ int ct_trace_opt(const char *cmd, int c, const char *arg)
 	case 1451:
 		setenv("CALLTRACE_LIBCALLS", "1", 1);
 		return 0;
+	case 'a':
+		setenv("CALLTRACE_ARGS", "1", 1);
+		return 0;
+	case 'A':
+	case 'R':
+		return ct_argspec_add(cmd, (char)c, arg);
+	case 's': {
+		char *end;
+		long n = strtol(arg, &end, 10);
+		if (*end || n < 1 || n > 1024) {
+			ct_error("%s: -s takes a number of bytes from 1 to 1024, not '%s'", cmd, arg);
+			return -1;
+		}
+		setenv("CALLTRACE_STRLEN", arg, 1);
+		return 0;
+	}
+	case 1452:
+		setenv("CALLTRACE_CALLSITES", "1", 1);
+		return 0;
 	case 1450:
 		for (size_t i = 0; i < CT_ARRAY_SIZE(ct_methods); i++) {
 			if (!strcmp(arg, ct_methods[i])) {

@@ -74,6 +74,19 @@ enum ct_ext_type {
 	 */
 	CT_EXT_RESUME = 18,
 	CT_EXT_USER_MARK = 19, /* calltrace_mark(): u64 sp (16-byte units), then text, NUL */
+	/*
+	 * What a call was given and what it returned (record -a, --srcline):
+	 * written in the same reservation as the call's enter (exit) event,
+	 * right after it. Payload: see struct ct_captured (proto.h, captured.c).
+	 */
+	CT_EXT_ARGS = 20,
+	CT_EXT_RETVAL = 21,
+	/*
+	 * Prototypes of functions whose arguments are captured: entries of
+	 * u64 runtime address, u16 text length, the text (proto.h), padded
+	 * to 8 bytes; as many as fit.
+	 */
+	CT_EXT_PROTOS = 22,
 };
 
 /*

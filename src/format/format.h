@@ -44,6 +44,7 @@ enum ct_block_type {
 	CT_BLOCK_CRASH = 8,   /* struct ct_crash_rec: a thread died of a signal */
 	CT_BLOCK_THREAD = 9,  /* struct ct_thread_rec: a thread's name */
 	CT_BLOCK_UNLOAD = 10, /* struct ct_unload_rec: a module unmapped by dlclose */
+	CT_BLOCK_PROTOS = 11, /* zstd: u32 instance, then a CT_EXT_PROTOS payload */
 };
 
 /* block flags */

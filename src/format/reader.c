@@ -77,7 +77,32 @@ static int ct_add_module(struct ct_trace *t, const uint8_t *p, uint32_t len)
 	return 0;
 }
 
+static int ct_unpack(struct ct_buf *b, const uint8_t *p, uint32_t len, uint16_t flags);
+
 static int ct_add_symtab(struct ct_trace *t, const uint8_t *p, uint32_t len, uint16_t flags)
+{
+	struct ct_buf b = { 0 };
+	if (ct_unpack(&b, p, len, flags) < 0)
+		return -1;
+	t->symtabs = ct_realloc(t->symtabs, (t->nsymtabs + 1) * sizeof(*t->symtabs));
+	t->symtabs[t->nsymtabs++] = b;
+	return 0;
+}
+
+static int ct_add_protos(struct ct_trace *t, const uint8_t *p, uint32_t len, uint16_t flags)
+{
+	struct ct_buf b = { 0 };
+	if (ct_unpack(&b, p, len, flags) < 0 || b.len < 4) {
+		ct_buf_free(&b);
+		return -1;
+	}
+	t->protos = ct_realloc(t->protos, (t->nprotos + 1) * sizeof(*t->protos));
+	t->protos[t->nprotos++] = b;
+	return 0;
+}
+
+/* A block's payload as written: zstd-compressed or not. */
+static int ct_unpack(struct ct_buf *out, const uint8_t *p, uint32_t len, uint16_t flags)
 {
 	struct ct_buf b = { 0 };
 	if (flags & CT_BLOCK_ZSTD) {
@@ -95,8 +120,7 @@ static int ct_add_symtab(struct ct_trace *t, const uint8_t *p, uint32_t len, uin
 	} else {
 		ct_buf_append(&b, p, len);
 	}
-	t->symtabs = ct_realloc(t->symtabs, (t->nsymtabs + 1) * sizeof(*t->symtabs));
-	t->symtabs[t->nsymtabs++] = b;
+	*out = b;
 	return 0;
 }
 
@@ -173,6 +197,8 @@ static int ct_add_block(struct ct_trace *t, const struct ct_block_header *h, con
 		return ct_add_symtab(t, p, h->length, h->flags);
 	case CT_BLOCK_EVENTS:
 		return ct_add_events(t, p, h->length, off, index);
+	case CT_BLOCK_PROTOS:
+		return ct_add_protos(t, p, h->length, h->flags);
 	case CT_BLOCK_CRASH:
 		if (h->length < sizeof(struct ct_crash_rec))
 			return -1;
@@ -354,6 +380,9 @@ void ct_trace_close(struct ct_trace *t)
 		free(t->mods[i].path);
 	for (size_t i = 0; i < t->nsymtabs; i++)
 		ct_buf_free(&t->symtabs[i]);
+	for (size_t i = 0; i < t->nprotos; i++)
+		ct_buf_free(&t->protos[i]);
+	free(t->protos);
 	for (size_t i = 0; i < t->nthreads; i++)
 		free(t->threads[i].blocks);
 	ct_map_free(&t->thread_index);

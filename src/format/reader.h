@@ -63,6 +63,8 @@ struct ct_trace {
 	size_t nmods;
 	struct ct_buf *symtabs; /* decompressed SYMTAB payloads */
 	size_t nsymtabs;
+	struct ct_buf *protos; /* decompressed PROTOS payloads: u32 instance, entries */
+	size_t nprotos;
 	struct ct_end_rec end;
 	int has_end;
 	struct ct_crash_rec *crashes;

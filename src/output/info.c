@@ -5,6 +5,29 @@
 #include <time.h>
 
 #include "output.h"
+#include "../analysis/protomap.h"
+
+/* What calls captured (record -a, -A, -R, --srcline). */
+static void ct_info_captures(FILE *out, const struct ct_trace *t)
+{
+	const char *captures = ct_trace_meta(t, "captures"), *why = ct_args_unavailable(t);
+	if (!captures)
+		return;
+	if (strstr(captures, "args")) {
+		struct ct_protomap *m = ct_protomap_open(t);
+		fprintf(out, "arguments:  ");
+		if (why)
+			fprintf(out, "not available with %s (its hooks cannot see them): build "
+				     "with -pg -mfentry, -fpatchable-function-entry=5, or plainly "
+				     "to have it patched\n", why);
+		else
+			fprintf(out, "captured for %zu functions (prototypes from DWARF, specs "
+				     "and the C library's)\n", ct_protomap_count(m));
+		ct_protomap_free(m);
+	}
+	if (strstr(captures, "callsites"))
+		fprintf(out, "call sites: kept for every call (replay --srcline)\n");
+}
 
 static void ct_info_time(FILE *out, const struct ct_trace *t)
 {
@@ -126,6 +149,7 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 				names && *names ? " (info --skipped names them)" : "");
 		fputc('\n', out);
 	}
+	ct_info_captures(out, t);
 	if ((v = ct_trace_meta(t, "libcalls"))) {
 		const char *sites = ct_trace_meta(t, "libcall_sites");
 		fprintf(out, "libcalls:   calls to %s library functions traced (%s PLT entries and call "

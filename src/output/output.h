@@ -43,6 +43,7 @@ void ct_process_origin(const struct ct_trace *t, const struct ct_process_info *p
 
 struct ct_replay_opts {
 	int timestamps;
+	int srcline; /* --srcline: where each function is defined, and called from */
 };
 
 struct ct_walk;

@@ -10,12 +10,19 @@
  * A walker sink. A call is printed when the next call shows whether it has
  * children: a leaf takes one line, a call with children opens a block closed
  * with its duration. So one call is held back at a time, never more.
+ *
+ * With captured values (record -a) a call shows its arguments and return
+ * value, "parse(line="a", len=1) = 0;"; with --srcline, where the function
+ * is defined and where it was called from.
  */
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "out.h"
 #include "output.h"
+#include "values.h"
+#include "../analysis/protomap.h"
 #include "../analysis/walk.h"
 
 /* What all threads share: the output. */
@@ -39,6 +46,11 @@ struct ct_replay {
 	const struct ct_thread_info *th;
 	int held; /* a call entered but not printed yet */
 	struct ct_call held_call;
+	char held_args[1024]; /* its arguments, as text */
+	uint64_t held_site;   /* its return address (0: unknown) */
+	const char *proto;    /* the last prototype parsed, and the result */
+	struct ct_proto parsed;
+	int parsed_ok;
 	char tid_col[16]; /* " [  4711] | " */
 	size_t tid_col_len;
 };
@@ -84,10 +96,57 @@ static const char *ct_name(struct ct_replay *r, uint32_t func)
 	return ct_symbols_func(r->sym, func)->name;
 }
 
-/* "()" after a function, nothing after a pseudo frame like "[signal SIGINT]" */
-static const char *ct_parens(const char *name)
+/* The call's prototype, parsed (the last one is kept: calls repeat); NULL if none. */
+static const struct ct_proto *ct_proto_of(struct ct_replay *r, const struct ct_call_values *v)
 {
-	return name[0] == '[' ? "" : "()";
+	if (!v || !v->proto)
+		return NULL;
+	if (v->proto != r->proto) {
+		r->proto = v->proto;
+		r->parsed_ok = ct_proto_parse(v->proto, v->proto_len, &r->parsed) == 0;
+	}
+	return r->parsed_ok ? &r->parsed : NULL;
+}
+
+/* "name(args)", or "name()" (a pseudo frame's name alone). */
+static void ct_out_call(struct ct_replay *r, const char *name, const char *args)
+{
+	ct_out_str(r->out_, name);
+	if (name[0] == '[')
+		return;
+	ct_out_char(r->out_, '(');
+	ct_out_str(r->out_, args);
+	ct_out_char(r->out_, ')');
+}
+
+/* " = value" of a call that returned one. */
+static void ct_out_retval(struct ct_replay *r, const struct ct_call *c)
+{
+	char buf[1024];
+	const struct ct_proto *p = ct_proto_of(r, c->values);
+	if (!p || !c->values->ret || !ct_format_retval(p, c->values->ret, buf, sizeof(buf)))
+		return;
+	ct_out_mem(r->out_, " = ", 3);
+	ct_out_str(r->out_, buf);
+}
+
+/* --srcline: "  file.c:88  <- main.c:41" after a call's line. */
+static void ct_out_srcline(struct ct_replay *r, uint32_t func, uint64_t site, uint64_t clock)
+{
+	char def[512], from[512];
+	int has_def = ct_symbols_defline(r->sym, func, def, sizeof(def));
+	int has_from = site && ct_symbols_callline(r->sym, r->th->instance, site, clock, from,
+						   sizeof(from));
+	if (!has_def && !has_from)
+		return;
+	ct_out_str(r->out_, ct_c_dim);
+	ct_out_mem(r->out_, "  ", 2);
+	ct_out_str(r->out_, has_def ? def : "?");
+	if (has_from) {
+		ct_out_mem(r->out_, "  <- ", 5);
+		ct_out_str(r->out_, from);
+	}
+	ct_out_str(r->out_, ct_c_reset);
 }
 
 static void ct_flush_held(struct ct_replay *r)
@@ -97,19 +156,25 @@ static void ct_flush_held(struct ct_replay *r)
 	r->held = 0;
 	ct_line_start(r, r->held_call.enter_clock, NULL);
 	ct_out_spaces(r->out_, 2 * r->held_call.depth);
-	const char *name = ct_name(r, r->held_call.func);
-	ct_out_str(r->out_, name);
-	ct_out_str(r->out_, ct_parens(name));
-	ct_out_mem(r->out_, " {\n", 3);
+	ct_out_call(r, ct_name(r, r->held_call.func), r->held_args);
+	ct_out_mem(r->out_, " {", 2);
+	if (r->o->srcline)
+		ct_out_srcline(r, r->held_call.func, r->held_site, r->held_call.enter_clock);
+	ct_out_char(r->out_, '\n');
 }
 
 static void ct_replay_enter(void *ctx, const struct ct_call *c)
 {
 	struct ct_replay *r = ctx;
+	const struct ct_proto *p = ct_proto_of(r, c->values);
 	ct_take_turn(r);
 	ct_flush_held(r);
 	r->held = 1;
 	r->held_call = *c;
+	r->held_args[0] = 0;
+	r->held_site = c->values && c->values->args ? c->values->args->call_site : 0;
+	if (p && c->values->args)
+		ct_format_args(p, c->values->args, r->held_args, sizeof(r->held_args));
 }
 
 static const char *ct_close_note(enum ct_close how)
@@ -141,25 +206,28 @@ static void ct_replay_exit(void *ctx, const struct ct_call *c)
 		r->held = 0;
 		ct_line_start(r, c->enter_clock, timed ? &ticks : NULL);
 		ct_out_spaces(o, 2 * c->depth);
-		ct_out_str(o, name);
-		ct_out_str(o, ct_parens(name));
+		ct_out_call(r, name, r->held_args);
+		ct_out_retval(r, c);
+		ct_out_char(o, ';');
 		if (note) {
-			ct_out_mem(o, "; ", 2);
+			ct_out_char(o, ' ');
 			ct_out_str(o, ct_c_magenta);
 			ct_out_mem(o, "/* ", 3);
 			ct_out_str(o, note);
 			ct_out_mem(o, " */", 3);
 			ct_out_str(o, ct_c_reset);
-			ct_out_char(o, '\n');
-		} else {
-			ct_out_mem(o, ";\n", 2);
 		}
+		if (r->o->srcline)
+			ct_out_srcline(r, c->func, r->held_site, c->enter_clock);
+		ct_out_char(o, '\n');
 		return;
 	}
 	ct_flush_held(r);
 	ct_line_start(r, c->exit_clock, timed ? &ticks : NULL);
 	ct_out_spaces(o, 2 * c->depth);
-	ct_out_mem(o, "} ", 2);
+	ct_out_char(o, '}');
+	ct_out_retval(r, c);
+	ct_out_char(o, ' ');
 	ct_out_str(o, note ? ct_c_magenta : ct_c_dim);
 	ct_out_mem(o, "/* ", 3);
 	ct_out_str(o, name);
@@ -283,6 +351,13 @@ struct ct_replay_out *ct_replay_out_new(const struct ct_trace *t, struct ct_symb
 	snprintf(line, sizeof(line), "%s#%s DURATION     TID     FUNCTION%s\n", ct_c_dim,
 		 o->timestamps ? "      TIMESTAMP" : "", ct_c_reset);
 	ct_out_str(&ro->out, line);
+	const char *why = ct_args_unavailable(t);
+	if (why) {
+		snprintf(line, sizeof(line),
+			 "%s# arguments and return values are not available with %s%s\n",
+			 ct_c_dim, why, ct_c_reset);
+		ct_out_str(&ro->out, line);
+	}
 	return ro;
 }
 

@@ -172,6 +172,17 @@ static void ct_on_unload(struct ct_collector *c, const struct ct_chunk_desc *d, 
 			c->mods[i].unloaded = 1;
 }
 
+/* Prototypes of functions whose arguments are captured: kept beside the symbols. */
+static void ct_on_protos(struct ct_collector *c, const struct ct_chunk_desc *d, const uint8_t *p,
+			 uint32_t len)
+{
+	uint8_t *b = ct_malloc((size_t)len + 4);
+	memcpy(b, &d->instance, 4);
+	memcpy(b + 4, p, len);
+	ct_writer_block_zstd(c->w, CT_BLOCK_PROTOS, b, len + 4);
+	free(b);
+}
+
 static void ct_on_ext(struct ct_collector *c, const struct ct_chunk_desc *d, uint64_t clock,
 		      uint32_t type, const uint8_t *p, uint32_t len)
 {
@@ -192,6 +203,9 @@ static void ct_on_ext(struct ct_collector *c, const struct ct_chunk_desc *d, uin
 		break;
 	case CT_EXT_UNLOAD:
 		ct_on_unload(c, d, clock, p, len);
+		break;
+	case CT_EXT_PROTOS:
+		ct_on_protos(c, d, p, len);
 		break;
 	case CT_EXT_LOST: {
 		uint64_t n = 0;

@@ -71,6 +71,16 @@ static void ct_meta_add(struct ct_buf *b, const char *key, const char *val)
 	ct_buf_append(b, val, strlen(val) + 1);
 }
 
+/* What calls capture (record -a, -A, -R, --srcline): readers then look for it. */
+static void ct_meta_captures(struct ct_buf *b)
+{
+	const char *a = getenv("CALLTRACE_ARGS"), *spec = getenv("CALLTRACE_ARGSPEC");
+	const char *cs = getenv("CALLTRACE_CALLSITES");
+	int args = (a && *a == '1') || (spec && *spec), sites = cs && *cs == '1';
+	if (args || sites)
+		ct_meta_add(b, "captures", args && sites ? "args,callsites" : args ? "args" : "callsites");
+}
+
 static void ct_write_meta(struct ct_writer *w, const struct ct_record_opts *o, uint32_t clock)
 {
 	struct ct_buf b = { 0 };
@@ -104,6 +114,7 @@ static void ct_write_meta(struct ct_writer *w, const struct ct_record_opts *o, u
 	} else {
 		ct_meta_add(&b, "mode", o->lossy ? "lossy" : "lossless");
 	}
+	ct_meta_captures(&b);
 	ct_writer_block(w, CT_BLOCK_META, 0, b.data, (uint32_t)b.len, NULL, 0);
 	ct_buf_free(&b);
 	ct_buf_free(&cmd);

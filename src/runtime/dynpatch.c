@@ -21,6 +21,7 @@
 #include "elfmap.h"
 #include "patching.h"
 #include "select.h"
+#include "args.h"
 #include "../arch/x86_64/patch.h"
 #include "../arch/x86_64/relocate.h"
 
@@ -194,6 +195,8 @@ static uintptr_t ct_build_trampolines(struct ct_module_scan *s, size_t *area_len
 	for (size_t i = 0; i < s->n; i++) {
 		struct ct_cand *c = &s->c[i];
 		if (c->selected && !c->reason) {
+			c->f.capture = ct_args_function(c->f.addr, c->f.addr - s->info->dlpi_addr,
+							c->name);
 			total = (total + 7) & ~(size_t)7;
 			c->tramp_at = (uint32_t)total;
 			total += c->f.tramp_len;
@@ -261,6 +264,7 @@ void ct_dynpatch_module(const struct dl_phdr_info *info, const struct ct_elf_map
 		return;
 	ct_collect(&s, m, info->dlpi_addr);
 	ct_analyse_all(&s, path, program);
+	ct_args_module_begin(path);
 	uintptr_t area = ct_build_trampolines(&s, &area_len);
 	if (area) {
 		ct_write_jumps(&s, area);
@@ -269,5 +273,6 @@ void ct_dynpatch_module(const struct dl_phdr_info *info, const struct ct_elf_map
 			if (s.c[i].selected && !s.c[i].reason)
 				ct_skip(&s.c[i], CT_SKIP_OUT_OF_REACH);
 	}
+	ct_args_module_end();
 	free(s.c);
 }

@@ -21,13 +21,14 @@
 
 #include "runtime.h"
 #include "shadow.h"
+#include "args.h"
 #include "../arch/x86_64/relocate.h"
 
 void ct_return_trampoline(void) CT_HIDDEN;
-void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site) CT_HIDDEN;
-void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site) CT_HIDDEN;
-void ct_patch_enter(uintptr_t *slot, uintptr_t call_site) CT_HIDDEN;
-uintptr_t ct_fentry_exit(uintptr_t *slot) CT_HIDDEN;
+void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs) CT_HIDDEN;
+void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs) CT_HIDDEN;
+void ct_patch_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs) CT_HIDDEN;
+uintptr_t ct_fentry_exit(uintptr_t *slot, const uint64_t *regs) CT_HIDDEN;
 
 /*
  * The function's first byte, from where its call to __fentry__ returns: the
@@ -46,8 +47,12 @@ static uintptr_t ct_function_start(uintptr_t call_site)
 	return before == CT_ENDBR64 ? fn - 4 : fn;
 }
 
-/* The entry of the function at fn whose return address is at slot. */
-static void ct_hijack_enter(uintptr_t *slot, uintptr_t fn, uint32_t method)
+/*
+ * The entry of the function at fn whose return address is at slot; ci: what
+ * to capture of its arguments (args.h), from the registers at regs.
+ */
+static void ct_hijack_enter(uintptr_t *slot, uintptr_t fn, uint32_t method, uint16_t ci,
+			    const uint64_t *regs)
 {
 	struct ct_thread *t = &ct_self;
 	uintptr_t sp = (uintptr_t)slot;
@@ -73,30 +78,42 @@ static void ct_hijack_enter(uintptr_t *slot, uintptr_t fn, uint32_t method)
 	s[d].fn = fn;
 	s[d].sp = sp;
 	s[d].ret = *slot;
+	s[d].ci = ci;
 	*slot = (uintptr_t)ct_return_trampoline;
 	if (gated) /* off: kept in the shadow stack only, for when it comes back on */
 		ct_paused_at(t, d);
+	else if (ci)
+		ct_emit_enter_args(fn, sp, ci, regs, (const uint64_t *)(slot + 1), s[d].ret);
 	else
 		ct_emit_event(CT_EV_ENTER, fn, sp);
 }
 
-void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site)
+void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs)
 {
-	ct_hijack_enter(slot, ct_function_start(call_site), CT_METHOD_FENTRY);
+	uintptr_t fn = ct_function_start(call_site);
+	uint16_t ci = ct_unlikely(ct_args_mode) ? ct_args_find(fn) : 0;
+	ct_hijack_enter(slot, fn, CT_METHOD_FENTRY, ci, regs);
 }
 
-/* -pg alone: the call site is after the prologue; the reader finds the function around it. */
-void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site)
+/*
+ * -pg alone: the call site is after the prologue; the reader finds the
+ * function around it. Arguments are not captured: the prologue ran.
+ */
+void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs)
 {
-	ct_hijack_enter(slot, call_site, CT_METHOD_MCOUNT);
+	ct_hijack_enter(slot, call_site, CT_METHOD_MCOUNT, 0, regs);
 }
 
-/* A function we patched: its trampoline starts with its address (src/arch/x86_64/relocate.h). */
-void ct_patch_enter(uintptr_t *slot, uintptr_t call_site)
+/*
+ * A function we patched: its trampoline starts with its address, and above
+ * it the index of its capture (src/arch/x86_64/relocate.h, args.h).
+ */
+void ct_patch_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs)
 {
-	uintptr_t fn;
-	__builtin_memcpy(&fn, (const void *)(call_site - CT_TRAMP_HEAD), sizeof(fn));
-	ct_hijack_enter(slot, fn, CT_METHOD_PATCH);
+	uint64_t head;
+	__builtin_memcpy(&head, (const void *)(call_site - CT_TRAMP_HEAD), sizeof(head));
+	ct_hijack_enter(slot, head & ((UINT64_C(1) << CT_CAPTURE_SHIFT) - 1), CT_METHOD_PATCH,
+			(uint16_t)(head >> CT_CAPTURE_SHIFT), regs);
 }
 
 static __attribute__((noreturn)) void ct_lost_return(void)
@@ -109,7 +126,7 @@ static __attribute__((noreturn)) void ct_lost_return(void)
 }
 
 /* The return of the innermost frame at this slot; its real return address. */
-static uintptr_t ct_fentry_pop(struct ct_thread *t, uintptr_t sp)
+static uintptr_t ct_fentry_pop(struct ct_thread *t, uintptr_t sp, const uint64_t *regs)
 {
 	struct ct_shadow_frame *s = t->shadow;
 	uint32_t d = ct_shadow_kept(t);
@@ -119,21 +136,24 @@ static uintptr_t ct_fentry_pop(struct ct_thread *t, uintptr_t sp)
 	if (ct_unlikely(!d))
 		ct_lost_return();
 	struct ct_shadow_frame *f = &s[d - 1];
-	uintptr_t ret = f->ret, fn = f->fn;
+	uintptr_t ret = f->ret, fn = f->fn, ci = f->ci;
 	f->ret = 0;
 	t->sdepth = d - 1;
 	if (ct_gated(t))
 		ct_paused_at(t, d - 1);
+	else if (ct_unlikely(ci) && ct_captures[ci].ret)
+		ct_emit_exit_retval(fn, sp, (uint16_t)ci, regs);
 	else
 		ct_emit_event(CT_EV_EXIT, fn, sp);
 	return ret;
 }
 
-uintptr_t ct_fentry_exit(uintptr_t *slot)
+uintptr_t ct_fentry_exit(uintptr_t *slot, const uint64_t *regs)
 {
 	uintptr_t ret;
 	/* a tail-called function returns for its caller too */
-	while ((ret = ct_fentry_pop(&ct_self, (uintptr_t)slot)) == (uintptr_t)ct_return_trampoline)
+	while ((ret = ct_fentry_pop(&ct_self, (uintptr_t)slot, regs)) ==
+	       (uintptr_t)ct_return_trampoline)
 		;
 	return ret;
 }

@@ -26,7 +26,9 @@
 #include "imports.h"
 #include "patching.h"
 #include "select.h"
+#include "args.h"
 #include "../arch/x86_64/libcall.h"
+#include "../arch/x86_64/relocate.h"
 #include "../arch/x86_64/patch.h"
 
 void ct_patch_entry(void) CT_HIDDEN;
@@ -163,8 +165,11 @@ static uintptr_t ct_build_libcall_area(struct ct_libcall_scan *s)
 	ct_arch_encode_thunk(p, (uintptr_t)ct_patch_entry);
 	for (size_t i = 0; i < s->im.n; i++) {
 		struct ct_import *imp = &s->im.v[i];
-		if (imp->used && !ct_arch_build_libcall(imp->slot, imp->slot, area + imp->tramp_at,
-							area, p + imp->tramp_at))
+		uint64_t id = imp->slot;
+		if (imp->used)
+			id |= (uint64_t)ct_args_libcall(imp->slot, imp->name) << CT_TRAMP_ID_BITS;
+		if (imp->used && !ct_arch_build_libcall(id, imp->slot, area + imp->tramp_at, area,
+							p + imp->tramp_at))
 			imp->used = 0;
 	}
 	mprotect(p, total, PROT_READ | PROT_EXEC);
@@ -216,6 +221,7 @@ void ct_libcalls_module(const struct dl_phdr_info *info, const struct ct_elf_map
 	ct_find_plt_entries(&s);
 	ct_sort_sites(&s);
 	uintptr_t area = s.n ? ct_build_libcall_area(&s) : 0;
+	ct_args_module_end(); /* the prototypes told */
 	if (area)
 		ct_write_sites(&s, area);
 	else if (s.n)

@@ -24,6 +24,7 @@
 #include "elfmap.h"
 #include "patching.h"
 #include "select.h"
+#include "args.h"
 #include "../arch/x86_64/patch.h"
 
 void __fentry__(void);
@@ -183,10 +184,9 @@ static int ct_has_entry_list(const struct ct_elf_map *m)
 	return 0;
 }
 
-/* Built with hooks of its own: -finstrument-functions, -pg (with or without -mfentry). */
-static int ct_has_hooks(const struct ct_elf_map *m)
+/* The module calls one of these hooks of ours. */
+static int ct_calls_hook(const struct ct_elf_map *m, const char *const *hooks, size_t nhooks)
 {
-	static const char *const hooks[] = { "__cyg_profile_func_enter", "__fentry__", "mcount" };
 	const ElfW(Shdr) *dynsym = ct_elf_section_type(m, SHT_DYNSYM);
 	if (!dynsym || dynsym->sh_entsize != sizeof(ElfW(Sym)))
 		return 0;
@@ -194,11 +194,28 @@ static int ct_has_hooks(const struct ct_elf_map *m)
 	const ElfW(Sym) *sym = ct_elf_contents(m, dynsym);
 	for (size_t i = 0; i < dynsym->sh_size / sizeof(ElfW(Sym)); i++) {
 		const char *name = ct_elf_string(m, strtab, sym[i].st_name);
-		for (size_t k = 0; k < CT_ARRAY_LEN(hooks); k++)
+		for (size_t k = 0; k < nhooks; k++)
 			if (sym[i].st_shndx == SHN_UNDEF && !strcmp(name, hooks[k]))
 				return 1;
 	}
 	return 0;
+}
+
+/* Built with hooks of its own: -finstrument-functions, -pg (with or without -mfentry). */
+static int ct_has_hooks(const struct ct_elf_map *m)
+{
+	static const char *const hooks[] = { "__cyg_profile_func_enter", "__fentry__", "mcount" };
+	return ct_calls_hook(m, hooks, CT_ARRAY_LEN(hooks));
+}
+
+/*
+ * record -a: the functions of a module whose hooks know only their address
+ * (-pg -mfentry, patchable entries) are found by it in a table.
+ */
+static int ct_args_by_address(const struct ct_elf_map *m, int entries)
+{
+	static const char *const fentry[] = { "__fentry__" };
+	return ct_args_wanted() && (entries || ct_calls_hook(m, fentry, 1));
 }
 
 /*
@@ -244,15 +261,21 @@ static int ct_patch_module(struct dl_phdr_info *info, size_t size, void *data)
 	if (ct_elf_map(path, &m) < 0)
 		return 0;
 	ct_module_plan(&m, path, program, &entries, &dynamic, &libcalls);
-	if ((dynamic || libcalls) && !want_init && !ct_may_allocate) {
+	int by_address = ct_args_by_address(&m, entries);
+	if ((dynamic || libcalls || by_address) && !want_init && !ct_may_allocate) {
 		ct_elf_unmap(&m); /* for the dlopen wrapper, which comes next */
 		return 0;
 	}
 	if (!want_init)
 		ct_done[ct_ndone++] = info->dlpi_addr;
 	if (want_init) {
-		*want_init |= entries || dynamic || libcalls;
+		*want_init |= entries || dynamic || libcalls || by_address;
 	} else {
+		if (by_address) {
+			ct_args_module_begin(path);
+			ct_args_module_by_address(info->dlpi_addr);
+			ct_args_module_end();
+		}
 		if (libcalls) /* first: the moved entries then carry the redirected calls */
 			ct_libcalls_module(info, &m);
 		for (size_t k = 0; entries && k < CT_ARRAY_LEN(ct_entry_sections); k++) {

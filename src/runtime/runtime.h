@@ -73,6 +73,8 @@ extern int ct_paused_all CT_HIDDEN; /* calltrace_disable_all() */
 
 /* thread.c */
 void ct_slow_record(struct ct_thread *t, uint64_t w1, uintptr_t sp) CT_HIDDEN;
+/* The same for an event followed by an extended record: nwords in all, rec[0..1] the event. */
+void ct_slow_record_words(struct ct_thread *t, const uint64_t *rec, uint32_t nwords) CT_HIDDEN;
 
 /* hooks.c: a call's entry or exit, from another method's hooks (fentry) */
 void ct_emit_event(uint64_t kind, uintptr_t fn, uintptr_t sp) CT_HIDDEN;

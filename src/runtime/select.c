@@ -193,7 +193,7 @@ void ct_select_prepare(void)
 {
 	if (!ct_parsed)
 		ct_parse();
-	if (demangle || !ct_npatterns)
+	if (demangle || (!ct_npatterns && !getenv("CALLTRACE_ARGSPEC")))
 		return;
 	demangle = (ct_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
 	if (!demangle) {
@@ -221,6 +221,15 @@ static char *ct_short_of(const char *raw, char *buf, size_t len)
 	free(d);
 	ct_drop_abi_tags(buf);
 	return buf;
+}
+
+int ct_select_name(const char *pat, const char *raw)
+{
+	char buf[1024];
+	if (!fnmatch(pat, raw, 0))
+		return 1;
+	const char *shortname = ct_short_of(raw, buf, sizeof(buf));
+	return shortname && ct_glob_name(pat, shortname);
 }
 
 int ct_select_function(const char *path, int program, const char *raw)

@@ -14,6 +14,9 @@ int ct_select_library(const char *path) CT_HIDDEN;
 /* 1 if the function of that module (program: the executable) is to be patched. */
 int ct_select_function(const char *path, int program, const char *raw_name) CT_HIDDEN;
 
+/* 1 if the glob matches the symbol raw as every -P pattern does (ct_select_prepare first). */
+int ct_select_name(const char *pat, const char *raw) CT_HIDDEN;
+
 /* 1 for the libraries never patched (the C library, the loader, ours ...). */
 int ct_select_never_library(const char *path) CT_HIDDEN;
 /* 1 if calls into shared libraries are traced (--libcalls, or a -P 'func@lib' pattern). */

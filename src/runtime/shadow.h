@@ -27,6 +27,7 @@ struct ct_shadow_frame {
 	uintptr_t fn;
 	uintptr_t sp;
 	uintptr_t ret; /* fentry: the real return address we replaced (0: none) */
+	uintptr_t ci;  /* fentry: its capture index (args.h), for its return value */
 };
 
 /* shadow.c */

@@ -252,12 +252,12 @@ static int ct_take_chunk(struct ct_thread *t, int must)
 	return 1;
 }
 
-static uint64_t *ct_slow_reserve_blocked(struct ct_thread *t)
+static uint64_t *ct_slow_reserve_blocked(struct ct_thread *t, uint32_t nwords)
 {
 	/* A handler may have moved us to a new chunk since our reservation failed. */
-	if (t->chunk != CT_NO_CHUNK && t->pos >= t->start && t->pos + 2 <= t->end) {
+	if (t->chunk != CT_NO_CHUNK && t->pos >= t->start && t->pos + nwords <= t->end) {
 		uint64_t *p = t->pos;
-		t->pos = p + 2;
+		t->pos = p + nwords;
 		return p;
 	}
 	ct_retire_chunk(t, 0);
@@ -268,12 +268,14 @@ static uint64_t *ct_slow_reserve_blocked(struct ct_thread *t)
 		}
 		return NULL;
 	}
+	if (t->pos + nwords > t->end)
+		return NULL; /* never: chunks are far bigger than a record */
 	uint64_t *p = t->pos;
-	t->pos = p + 2;
+	t->pos = p + nwords;
 	return p;
 }
 
-static uint64_t *ct_slow_reserve(struct ct_thread *t)
+static uint64_t *ct_slow_reserve(struct ct_thread *t, uint32_t nwords)
 {
 	int state = atomic_load_explicit(&ct_state, memory_order_acquire);
 	if (state == CT_RT_OFF ||
@@ -300,7 +302,7 @@ static uint64_t *ct_slow_reserve(struct ct_thread *t)
 	ct_enter_slow(&saved);
 	t->in_slow = 1;
 	if (state == CT_RT_READY || ct_init() == 0)
-		p = ct_slow_reserve_blocked(t);
+		p = ct_slow_reserve_blocked(t, nwords);
 	else
 		t->pos = t->end = NULL;
 	t->in_slow = 0;
@@ -311,11 +313,22 @@ static uint64_t *ct_slow_reserve(struct ct_thread *t)
 /* The hot path's other half: the chunk is full, or there is none yet. */
 void ct_slow_record(struct ct_thread *t, uint64_t w1, uintptr_t sp)
 {
-	uint64_t *p = ct_slow_reserve(t);
+	uint64_t *p = ct_slow_reserve(t, 2);
 	if (p) {
 		uint64_t clock = ct_clock();
 		p[0] = ct_ev_word0(clock, sp);
 		p[1] = w1;
+	}
+}
+
+void ct_slow_record_words(struct ct_thread *t, const uint64_t *rec, uint32_t nwords)
+{
+	uint64_t *p = ct_slow_reserve(t, nwords);
+	if (p) {
+		memcpy(p + 2, rec + 2, (nwords - 2) * sizeof(*p));
+		__asm__ volatile("" ::: "memory");
+		p[0] = rec[0];
+		p[1] = rec[1];
 	}
 }
 

@@ -4,6 +4,7 @@
  * module -> symbol, with the modules and symbol tables the trace carries.
  * Every answer is cached, so each distinct address is looked up once.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,6 +29,9 @@ struct ct_inst_mod {
 	long symtab; /* -1: none */
 };
 
+struct ct_srclines;
+static void ct_srclines_free(struct ct_srclines *c);
+
 struct ct_symbols {
 	const struct ct_trace *t;
 	struct ct_symtab *tabs;
@@ -44,6 +48,7 @@ struct ct_symbols {
 	struct ct_func *funcs;
 	size_t nfuncs, cap;
 	int demangle;
+	struct ct_srclines *srclines; /* --srcline's answers, made on first use */
 };
 
 static int ct_parse_symtab(const struct ct_buf *b, struct ct_symtab *tab)
@@ -237,6 +242,7 @@ void ct_symbols_close(struct ct_symbols *s)
 	ct_map_free(&s->cache);
 	ct_map_free(&s->byfunc);
 	ct_map_free(&s->unloading);
+	ct_srclines_free(s->srclines);
 	free(s);
 }
 
@@ -417,4 +423,136 @@ int ct_symbols_in_system_header(struct ct_symbols *s, uint32_t id)
 	if (f->system < 0)
 		f->system = (int8_t)ct_dwarf_declared_in_system(f->path, f->addr);
 	return f->system;
+}
+
+/*
+ * Source lines (replay --srcline), each looked up in DWARF once: a replay
+ * asks for the same call sites again and again. The texts live in one pool;
+ * a cache word is CT_LINE_NONE (DWARF does not know) or 2 + their offset << 16
+ * | length, 0 in defs meaning not looked up yet.
+ */
+#define CT_LINE_NONE 1
+
+struct ct_srclines {
+	struct ct_map calls; /* instance << 47 | return address -> word */
+	struct ct_map bymod; /* the same, by module: (index + 1) << 44 | ELF address -> word */
+	uint64_t *defs;	     /* by function id */
+	size_t ndefs;
+	char *pool;
+	size_t used, cap;
+};
+
+static struct ct_srclines *ct_srclines_get(struct ct_symbols *s)
+{
+	if (!s->srclines)
+		s->srclines = ct_calloc(1, sizeof(*s->srclines));
+	return s->srclines;
+}
+
+static void ct_srclines_free(struct ct_srclines *c)
+{
+	if (!c)
+		return;
+	ct_map_free(&c->calls);
+	ct_map_free(&c->bymod);
+	free(c->defs);
+	free(c->pool);
+	free(c);
+}
+
+/* The word for a text just looked up (ok) or not found. */
+static uint64_t ct_line_keep(struct ct_srclines *c, int ok, const char *text)
+{
+	if (!ok)
+		return CT_LINE_NONE;
+	size_t n = ct_min(strlen(text), 0xffff);
+	if (c->used + n + 1 > c->cap) {
+		c->cap = ct_max(c->cap * 2, c->used + n + 1 + 4096);
+		c->pool = ct_realloc(c->pool, c->cap);
+	}
+	memcpy(c->pool + c->used, text, n);
+	c->pool[c->used + n] = 0;
+	uint64_t word = 2 + ((uint64_t)c->used << 16 | n);
+	c->used += n + 1;
+	return word;
+}
+
+static int ct_line_copy(const struct ct_srclines *c, uint64_t word, char *buf, size_t len)
+{
+	if (word == CT_LINE_NONE || !len)
+		return 0;
+	size_t n = ct_min((word - 2) & 0xffff, len - 1);
+	memcpy(buf, c->pool + ((word - 2) >> 16), n);
+	buf[n] = 0;
+	return 1;
+}
+
+int ct_symbols_defline(struct ct_symbols *s, uint32_t id, char *buf, size_t len)
+{
+	struct ct_srclines *c = ct_srclines_get(s);
+	if (id >= s->nfuncs)
+		return 0;
+	if (id >= c->ndefs) {
+		size_t n = ct_max(s->nfuncs, c->ndefs * 2);
+		c->defs = ct_realloc(c->defs, n * sizeof(*c->defs));
+		memset(c->defs + c->ndefs, 0, (n - c->ndefs) * sizeof(*c->defs));
+		c->ndefs = n;
+	}
+	if (!c->defs[id]) {
+		const struct ct_func *f = &s->funcs[id];
+		char text[PATH_MAX + 32];
+		int ok = f->path && ct_dwarf_defline(f->path, f->addr, text, sizeof(text));
+		c->defs[id] = ct_line_keep(c, ok, text);
+	}
+	return ct_line_copy(c, c->defs[id], buf, len);
+}
+
+static uint64_t ct_callline_of(struct ct_srclines *c, const struct ct_inst_mod *m, uint64_t ret)
+{
+	char text[PATH_MAX + 32];
+	int ok = m && ct_dwarf_callline(m->path, ret - m->base, text, sizeof(text));
+	return ct_line_keep(c, ok, text);
+}
+
+/*
+ * In an image some module was unloaded from, an address may be in different
+ * modules at different times: cache by module and ELF address instead.
+ */
+static int ct_callline_by_module(struct ct_symbols *s, uint32_t instance, uint64_t ret,
+				 uint64_t clock, char *buf, size_t len)
+{
+	struct ct_srclines *c = s->srclines;
+	const struct ct_inst_mod *m = ct_find_module(s, instance, ret, clock);
+	if (!m)
+		return 0;
+	uint64_t off = ret - m->base, index = (uint64_t)(m - s->mods);
+	if (off >> 44 || index >> 19)
+		return ct_line_copy(c, ct_callline_of(c, m, ret), buf, len);
+	uint64_t key = (index + 1) << 44 | off, *hit = ct_map_find(&c->bymod, key);
+	if (!hit) {
+		uint64_t word = ct_callline_of(c, m, ret);
+		int added;
+		hit = ct_map_put(&c->bymod, key, &added);
+		*hit = word;
+	}
+	return ct_line_copy(c, *hit, buf, len);
+}
+
+int ct_symbols_callline(struct ct_symbols *s, uint32_t instance, uint64_t ret_addr, uint64_t clock,
+			char *buf, size_t len)
+{
+	struct ct_srclines *c = ct_srclines_get(s);
+	if (!ret_addr || ret_addr >= CT_PSEUDO_BASE)
+		return 0;
+	if (s->unloading.count && ct_map_find(&s->unloading, instance + 1))
+		return ct_callline_by_module(s, instance, ret_addr, clock, buf, len);
+	uint64_t key = (uint64_t)instance << 47 | ret_addr, *hit = ct_map_find(&c->calls, key);
+	if (!hit) {
+		const struct ct_inst_mod *m = ct_find_module(s, instance, ret_addr, clock);
+		uint64_t word = ct_callline_of(c, m, ret_addr);
+		int added;
+		hit = ct_map_put(&c->calls, key, &added);
+		*hit = word;
+	}
+	return ct_line_copy(c, *hit, buf, len);
 }

@@ -98,4 +98,25 @@ int ct_symbols_srcline(struct ct_symbols *s, uint32_t instance, uint64_t addr, u
 /* Declared in a system header (DWARF decl_file under /usr/include, the compiler's headers)? */
 int ct_symbols_in_system_header(struct ct_symbols *s, uint32_t id);
 
+
+/*
+ * Source lines, for replay --srcline (dwarf.c, at ELF addresses; 0 if unknown).
+ * Split DWARF is read from the .dwo files beside the module or in the compile
+ * directory. ct_dwarf_defline: "/dir/file.c:88", where the function at addr is
+ * defined (its DIE's decl_file and decl_line, else the line table at addr), the
+ * file made absolute with the unit's compile directory. ct_dwarf_callline:
+ * "file.c:41", the line of the call instruction whose return address is ret.
+ */
+int ct_dwarf_defline(const char *path, uint64_t addr, char *buf, size_t len);
+int ct_dwarf_callline(const char *path, uint64_t ret, char *buf, size_t len);
+/* The same for function id (its definition), each computed once; 0 if unknown. */
+int ct_symbols_defline(struct ct_symbols *s, uint32_t id, char *buf, size_t len);
+/*
+ * The same for the call whose return address is ret_addr in process image
+ * instance at time clock. Cached by (instance, address): a hit is a hash
+ * lookup and a copy.
+ */
+int ct_symbols_callline(struct ct_symbols *s, uint32_t instance, uint64_t ret_addr,
+			uint64_t clock, char *buf, size_t len);
+
 #endif

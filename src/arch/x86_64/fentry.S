@@ -5,7 +5,8 @@
  * endbr64), before the prologue, so every argument register is live;
  * functions we patched (patchable entries, dynamic patching) come through
  * the same kind of stub. It saves every call-clobbered register and hands
- * the C side the address of the function's return address and the call site.
+ * the C side the address of the function's return address, the call site and
+ * the saved registers (its arguments, for record -a).
  *
  * The C side replaces that return address with ct_return_trampoline, which
  * runs when the function returns: it saves the same registers, asks the C
@@ -106,6 +107,7 @@
 	leaq	16(%rbp), %rdi	/* where the function's return address is */
 	.endif
 	movq	8(%rbp), %rsi	/* the call site */
+	movq	%rsp, %rdx	/* the registers saved */
 	call	\handler
 	RESTORE_CALL_CLOBBERED
 	movq	%rbp, %rsp
@@ -145,6 +147,7 @@ ct_return_trampoline:
 	andq	$-16, %rsp
 	SAVE_CALL_CLOBBERED
 	leaq	8(%rbp), %rdi	/* the slot */
+	movq	%rsp, %rsi	/* the registers saved: what the function returns */
 	call	ct_fentry_exit	/* the real return address */
 	movq	%rax, 8(%rbp)
 	RESTORE_CALL_CLOBBERED

@@ -284,7 +284,8 @@ int ct_arch_build_trampoline(const struct ct_arch_func *f, uintptr_t at, uintptr
 	uint8_t *p = out;
 	ZydisDecodedInstruction insn;
 
-	if (!ct_arch_encode_tramp_head(p, f->addr, at, entry_thunk))
+	if (!ct_arch_encode_tramp_head(p, f->addr | (uint64_t)f->capture << CT_TRAMP_ID_BITS, at,
+				       entry_thunk))
 		return 0;
 	p += CT_TRAMP_HEAD;
 	for (size_t off = f->patch_off; off < f->patch_off + f->moved; off += insn.length) {

@@ -5,7 +5,8 @@
  * cover 5 bytes (after endbr64, which stays) move to the trampoline and a
  * "jmp trampoline" takes their place. The trampoline is
  *
- *	.quad	function		what the entry stub records
+ *	.quad	function		what the entry stub records (and, from
+ *					bit 48, what to capture of its arguments)
  *	call	entry_thunk		jmp *0(%rip) -> ct_patch_entry
  *	<the moved instructions, relocated>
  *	jmp	function + patched bytes
@@ -30,7 +31,11 @@ struct ct_arch_func {
 	uint8_t patch_off;  /* where the jump goes: 4 after endbr64, else 0 */
 	uint8_t moved;	    /* bytes of whole instructions moved from there */
 	uint16_t tramp_len; /* bytes its trampoline takes */
+	uint16_t capture;   /* kept above the address in the trampoline's head */
 };
+
+/* The head's .quad: the function's address, and a capture index from this bit up. */
+#define CT_TRAMP_ID_BITS 48
 
 /* What the analysis needs from the module. */
 struct ct_arch_env {

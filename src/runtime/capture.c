@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Capturing what a call is given and what it returns (record -a): the enter
+ * (exit) event and a CT_EXT_ARGS (CT_EXT_RETVAL) record after it, in ONE
+ * reservation, so nothing a signal handler writes can come between them.
+ * Only functions with a capture come here; the others keep the plain path.
+ *
+ * Strings are read with process_vm_readv on ourselves: a bad pointer fails
+ * the call instead of faulting the program. A record's writes go in the
+ * order ext header, payload, event: a hook a signal handler jumps out of
+ * leaves either nothing readers take for an event, or an extended record
+ * whose stack tag matches no event before it (readers drop it).
+ */
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "runtime.h"
+#include "args.h"
+
+/* Where SAVE_CALL_CLOBBERED (fentry.S) keeps each register, in words. */
+static const uint8_t ct_int_arg_slot[6] = { 4, 3, 2, 1, 5, 6 }; /* rdi rsi rdx rcx r8 r9 */
+#define CT_SLOT_RAX  0
+#define CT_SLOT_RDX  2
+#define CT_SLOT_XMM0 10 /* xmm n at 10 + 2n */
+
+#define CT_STR_TOTAL 2048 /* string bytes one call keeps at most */
+#define CT_REC_WORDS (4 + 2 + 6 + 8 + CT_CAPTURE_MAX_STACK + 6 + CT_STR_TOTAL / 8 + 6)
+
+/*
+ * Up to max bytes of the string at ptr into out (room for max + 1), without
+ * faulting on a bad pointer: the bytes kept, flags CT_STR_*.
+ */
+static uint32_t ct_read_string(uintptr_t ptr, char *out, uint32_t max, uint8_t *flags)
+{
+	uintptr_t want = (uintptr_t)max + 1, page = 4096;
+	uintptr_t first = page - (ptr & (page - 1));
+	struct iovec local = { out, want };
+	struct iovec remote[2] = { { (void *)ptr, first < want ? first : want },
+				   { (void *)(ptr + first), first < want ? want - first : 0 } };
+
+	*flags = 0;
+	if (!ptr) {
+		*flags = CT_STR_NULL;
+		return 0;
+	}
+	ssize_t n = process_vm_readv(getpid(), &local, 1, remote, first < want ? 2 : 1, 0);
+	if (n <= 0) {
+		*flags = CT_STR_UNREADABLE;
+		return 0;
+	}
+	size_t len = strnlen(out, (size_t)n);
+	if (len == (size_t)n) { /* no end seen: cut at max, or where memory ends */
+		*flags = CT_STR_CUT;
+		len = len > max ? max : len;
+	}
+	return (uint32_t)len;
+}
+
+/* A string into the record at w: its head word and bytes; the words used. */
+static uint32_t ct_put_string(uint64_t *w, uintptr_t ptr, uint32_t max)
+{
+	uint8_t flags;
+	uint32_t len = ct_read_string(ptr, (char *)(w + 1), max, &flags);
+	uint32_t words = (len + 7) / 8;
+	memset((char *)(w + 1) + len, 0, words * 8 - len);
+	w[0] = len | (uint64_t)flags << 32;
+	return 1 + words;
+}
+
+/* Write rec (the event, then the extended record) into the thread's chunk. */
+static void ct_emit_words(uint64_t *rec, uint32_t nwords, uintptr_t sp)
+{
+	struct ct_thread *t = &ct_self;
+	ct_arch_inc(&t->nest);
+	uint64_t clock = ct_clock();
+	rec[0] = ct_ev_word0(clock, sp);
+	rec[2] = ct_ev_word0(clock, 0);
+	uint64_t *p = ct_arch_reserve(&t->pos, nwords * 8);
+	if (ct_likely((uintptr_t)(p + nwords) <= (uintptr_t)t->end)) {
+		p[2] = rec[2];
+		p[3] = rec[3];
+		memcpy(p + 4, rec + 4, (nwords - 4) * 8);
+		__asm__ volatile("" ::: "memory");
+		p[1] = rec[1];
+		p[0] = rec[0];
+	} else {
+		ct_slow_record_words(t, rec, nwords);
+	}
+	if (ct_unlikely(ct_arch_dec(&t->nest)))
+		ct_after_nested(t);
+}
+
+/* The payload's second word: the counts, and the call's stack pointer to match it by. */
+static uint64_t ct_counts(uint32_t nint, uint32_t nsse, uint32_t nstack, uint32_t strs,
+			  uintptr_t sp)
+{
+	return nint | nsse << 8 | nstack << 16 | strs << 24 | ct_ev_sp_units(sp) << 32;
+}
+
+void ct_emit_enter_args(uintptr_t fn, uintptr_t sp, uint16_t ci, const uint64_t *regs,
+			const uint64_t *args, uintptr_t ret)
+{
+	const struct ct_capture *c = &ct_captures[ci];
+	uint64_t rec[CT_REC_WORDS];
+	uint32_t n = 6, budget = CT_STR_TOTAL;
+
+	rec[1] = ct_ev_word1(CT_EV_ENTER, fn, sp);
+	rec[4] = ret;
+	rec[5] = ct_counts(c->nint, c->nsse, c->nstack, c->strs, sp);
+	for (uint32_t i = 0; i < c->nint; i++)
+		rec[n++] = regs[ct_int_arg_slot[i]];
+	for (uint32_t i = 0; i < c->nsse; i++)
+		rec[n++] = regs[CT_SLOT_XMM0 + 2 * i];
+	for (uint32_t i = 0; i < c->nstack; i++)
+		rec[n++] = args[i];
+	for (uint32_t i = 0; i < 6; i++) {
+		if (!(c->strs & (1u << i)))
+			continue;
+		uint32_t max = ct_str_max < budget ? ct_str_max : budget;
+		uint32_t used = ct_put_string(rec + n, regs[ct_int_arg_slot[i]], max);
+		budget -= (used - 1) * 8 < budget ? (used - 1) * 8 : budget;
+		n += used;
+	}
+	if (n & 1)
+		rec[n++] = 0; /* records are whole 16-byte slots */
+	rec[3] = ct_ev_ext_word1(CT_EXT_ARGS, n - 4);
+	ct_emit_words(rec, n, sp);
+}
+
+void ct_emit_exit_retval(uintptr_t fn, uintptr_t sp, uint16_t ci, const uint64_t *regs)
+{
+	static const uint8_t nint[] = { 0, 1, 2, 0, 0, 2, 1 }, nsse[] = { 0, 0, 0, 1, 2, 2, 0 };
+	uint32_t kind = ct_captures[ci].ret, strs = kind == CT_RET_STR;
+	uint64_t rec[8 + 1 + CT_STR_TOTAL / 8 + 1];
+	uint32_t n = 6;
+
+	rec[1] = ct_ev_word1(CT_EV_EXIT, fn, sp);
+	rec[4] = 0;
+	rec[5] = ct_counts(nint[kind], nsse[kind], 0, strs, sp);
+	if (nint[kind])
+		rec[n++] = regs[CT_SLOT_RAX];
+	if (nint[kind] > 1)
+		rec[n++] = regs[CT_SLOT_RDX];
+	for (uint32_t i = 0; i < nsse[kind]; i++)
+		rec[n++] = regs[CT_SLOT_XMM0 + 2 * i];
+	if (strs)
+		n += ct_put_string(rec + n, regs[CT_SLOT_RAX],
+				   ct_str_max < CT_STR_TOTAL ? ct_str_max : CT_STR_TOTAL);
+	if (n & 1)
+		rec[n++] = 0;
+	rec[3] = ct_ev_ext_word1(CT_EXT_RETVAL, n - 4);
+	ct_emit_words(rec, n, sp);
+}

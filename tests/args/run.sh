@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# record -a: arguments and return values of every kind (values.c, values_cxx.cpp)
+# with gcc and clang, -O0 and -O2, traced by patching, -pg -mfentry and
+# patchable entries: replay shows exactly the lines of values*.expect (a glob
+# for pointers). The program's output unchanged. -finstrument-functions says
+# it cannot. --libcalls with the C library's built-in prototypes (libc.c), -A
+# and -R on a binary without DWARF (specs.c), bad -A/-R specs, -s, and
+# --srcline's call sites.
+set -u
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${BUILD:-build}
+case $build in /*) ;; *) build=$root/$build ;; esac
+CT=${CALLTRACE:-$build/calltrace}
+out=${TEST_OUT:-$build/tests}/args
+PY=${PY:-python3}
+rm -rf "$out"
+mkdir -p "$out"
+cd "$out" || exit 1
+passed=0 failed=0
+pass() {
+	echo "ok args/$1"
+	passed=$((passed + 1))
+}
+fail() {
+	echo "FAIL args/$1: $2"
+	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 30 "$3" | sed 's/^/    /'
+	failed=$((failed + 1))
+}
+
+# check NAME DIR EXPECT [RECORD-OPTIONS...] -- PROG ARGS: record with them, same output, replay matches
+check() {
+	local name=$1 d=$2 expect=$3
+	shift 3
+	local opts=()
+	while [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	"$@" >"$d/native.out" 2>&1
+	if ! "$CT" record -o "$d/t.data" "${opts[@]}" -- "$@" >"$d/traced.out" 2>"$d/record.err"; then
+		fail "$name/record" "calltrace record ${opts[*]} failed" "$d/record.err"
+		return
+	fi
+	cmp -s "$d/native.out" "$d/traced.out" && pass "$name/same-output" ||
+		fail "$name/same-output" "the program's output changed when traced" "$d/traced.out"
+	"$CT" replay -i "$d/t.data" >"$d/replay.txt" 2>"$d/replay.err"
+	"$PY" "$here/match.py" "$here/$expect" "$d/replay.txt" >"$d/match.out" 2>&1 &&
+		pass "$name/values" || fail "$name/values" "replay does not show the values of $expect" "$d/match.out"
+}
+
+build() { # build DIR COMPILER FLAGS... SOURCE
+	local d=$1
+	shift
+	mkdir -p "$d"
+	"$@" -o "$d/prog" >"$d/build.log" 2>&1
+}
+
+for cc in gcc clang; do
+	for opt in O0 O2; do
+		for how in patch fentry patchable; do
+			case $how in
+			patch) flags=() ;;
+			fentry) flags=(-pg -mfentry) ;;
+			patchable) flags=(-fpatchable-function-entry=5) ;;
+			esac
+			n=$cc-$opt-$how
+			cxx=$([ $cc = gcc ] && echo g++ || echo clang++)
+			if build "$out/$n" $cc -g -$opt "${flags[@]}" "$here/values.c"; then
+				check "$n" "$out/$n" values.expect -a -- "$out/$n/prog"
+			else
+				fail "$n/build" "$cc -$opt ${flags[*]} failed" "$out/$n/build.log"
+			fi
+			if build "$out/$n-cxx" $cxx -g -$opt "${flags[@]}" "$here/values_cxx.cpp"; then
+				check "$n-cxx" "$out/$n-cxx" values_cxx.expect -a -- "$out/$n-cxx/prog"
+			else
+				fail "$n-cxx/build" "$cxx -$opt ${flags[*]} failed" "$out/$n-cxx/build.log"
+			fi
+		done
+	done
+done
+
+# -finstrument-functions: the hooks cannot see arguments; info and replay say so
+d=$out/finstrument
+if build "$d" gcc -g -O0 -finstrument-functions "$here/values.c" &&
+	"$CT" record -a -o "$d/t.data" -- "$d/prog" >/dev/null 2>"$d/record.err"; then
+	"$CT" info -i "$d/t.data" >"$d/info.txt" 2>&1
+	grep -q 'arguments: .*not available with -finstrument-functions' "$d/info.txt" &&
+		pass finstrument/info || fail finstrument/info "info does not say arguments are not available" "$d/info.txt"
+	"$CT" replay -i "$d/t.data" >"$d/replay.txt" 2>&1
+	grep -q '^# arguments and return values are not available with -finstrument-functions' "$d/replay.txt" &&
+		grep -q '| *add();' "$d/replay.txt" && pass finstrument/replay ||
+		fail finstrument/replay "replay does not say it once, or shows values" "$d/replay.txt"
+else
+	fail finstrument/record "record -a of a -finstrument-functions build failed" "$d/record.err"
+fi
+
+# --libcalls: the C library's functions by their built-in prototypes
+d=$out/libc
+if build "$d" gcc -g -O2 "$here/libc.c"; then
+	CT_ARGS_TEST=yes check libc "$d" libc.expect -a --libcalls -- "$d/prog"
+else
+	fail libc/build "gcc failed" "$d/build.log"
+fi
+
+# -A / -R without DWARF
+d=$out/specs
+if build "$d" gcc -O2 "$here/specs.c"; then
+	check specs "$d" specs.expect -A 'mix@arg1/d32,arg2/s,fparg1' -R 'mix@retval/x' -- "$d/prog"
+	for bad in 'mix' '@arg1' 'mix@arg0' 'mix@arg1/q' 'mix@arg1/d12' 'mix@retval'; do
+		"$CT" record -o "$d/bad.data" -A "$bad" -- "$d/prog" >/dev/null 2>"$d/bad.err"
+		st=$?
+		[ $st = 2 ] && [ "$(wc -l <"$d/bad.err")" = 1 ] && grep -q '^calltrace: record: -A takes' "$d/bad.err" &&
+			pass "specs/bad-A-${bad//\//_}" || fail "specs/bad-A-${bad//\//_}" "-A '$bad': status $st, expected 2 and one line" "$d/bad.err"
+	done
+	"$CT" record -o "$d/bad.data" -R 'mix@retval/s,arg1' -- "$d/prog" >/dev/null 2>"$d/bad.err"
+	[ $? = 2 ] && grep -q '^calltrace: record: -R takes' "$d/bad.err" && pass specs/bad-R ||
+		fail specs/bad-R "-R with an argument is not refused" "$d/bad.err"
+else
+	fail specs/build "gcc failed" "$d/build.log"
+fi
+
+# -s: strings cut at N bytes
+d=$out/strsize
+if build "$d" gcc -g -O0 "$here/values.c" &&
+	"$CT" record -a -s 4 -o "$d/t.data" -- "$d/prog" >/dev/null 2>"$d/record.err" &&
+	"$CT" replay -i "$d/t.data" >"$d/replay.txt" 2>&1; then
+	grep -qF 'check(s="hell"…) = 1;' "$d/replay.txt" && grep -qF 'check(s="") = 1;' "$d/replay.txt" &&
+		pass strsize || fail strsize "-s 4 does not cut strings at 4 bytes" "$d/replay.txt"
+else
+	fail strsize "record -a -s 4 failed" "$d/record.err"
+fi
+for bad in 0 1025 x; do
+	"$CT" record -s "$bad" -- true >/dev/null 2>"$out/bad-s.err"
+	[ $? = 2 ] && grep -q '^calltrace: record: -s takes' "$out/bad-s.err" && pass "bad-s-$bad" ||
+		fail "bad-s-$bad" "-s $bad is not refused" "$out/bad-s.err"
+done
+
+# --srcline: call sites of every call, definitions from DWARF
+d=$out/srcline
+if build "$d" gcc -g -O0 "$here/values.c" &&
+	"$CT" record --srcline -o "$d/t.data" -- "$d/prog" >/dev/null 2>"$d/record.err" &&
+	"$CT" replay --srcline -i "$d/t.data" >"$d/replay.txt" 2>&1; then
+	def=$(grep -n '^KEEP long add(' "$here/values.c" | cut -d: -f1)
+	call=$(grep -n 'sink = add(-5, 7);' "$here/values.c" | cut -d: -f1)
+	grep -qE "\| +add\(\); +/.*/values\.c:$def  <- values\.c:$call\$" "$d/replay.txt" &&
+		pass srcline || fail srcline "replay --srcline does not show add at values.c:$def <- values.c:$call" "$d/replay.txt"
+else
+	fail srcline "record --srcline failed" "$d/record.err"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
