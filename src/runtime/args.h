@@ -72,5 +72,7 @@ const char *ct_builtin_proto(const char *raw) CT_HIDDEN;
 void ct_emit_enter_args(uintptr_t fn, uintptr_t sp, uint16_t ci, const uint64_t *regs,
 			const uint64_t *args, uintptr_t ret) CT_HIDDEN;
 void ct_emit_exit_retval(uintptr_t fn, uintptr_t sp, uint16_t ci, const uint64_t *regs) CT_HIDDEN;
+/* capture.c: the modules changed; where strings can be read directly (patching code only) */
+void ct_capture_note_modules(void) CT_HIDDEN;
 
 #endif

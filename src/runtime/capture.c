@@ -5,18 +5,24 @@
  * reservation, so nothing a signal handler writes can come between them.
  * Only functions with a capture come here; the others keep the plain path.
  *
- * Strings are read with process_vm_readv on ourselves: a bad pointer fails
- * the call instead of faulting the program. A record's writes go in the
+ * Strings are read without ever faulting the program: directly where memory
+ * is known to stay readable (the loaded modules' segments, the brk heap, the
+ * main thread's stack above us), else with process_vm_readv on ourselves, a
+ * system call that fails on a bad pointer instead of faulting. A record's
+ * writes go in the
  * order ext header, payload, event: a hook a signal handler jumps out of
  * leaves either nothing readers take for an event, or an extended record
  * whose stack tag matches no event before it (readers drop it).
  */
+#include <link.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "runtime.h"
 #include "args.h"
+
+extern void *__libc_stack_end;
 
 /* Where SAVE_CALL_CLOBBERED (fentry.S) keeps each register, in words. */
 static const uint8_t ct_int_arg_slot[6] = { 4, 3, 2, 1, 5, 6 }; /* rdi rsi rdx rcx r8 r9 */
@@ -28,23 +34,113 @@ static const uint8_t ct_int_arg_slot[6] = { 4, 3, 2, 1, 5, 6 }; /* rdi rsi rdx r
 #define CT_REC_WORDS (4 + 2 + 6 + 8 + CT_CAPTURE_MAX_STACK + 6 + CT_STR_TOTAL / 8 + 6)
 
 /*
+ * Memory that stays readable while its module is loaded: the PT_LOAD
+ * segments of every module, sorted, in two tables. The patching code
+ * rebuilds the one not in use (ct_capture_note_modules) and flips; readers
+ * check the generation around their lookup, like a seqlock.
+ */
+#define CT_MAX_RANGES 512
+struct ct_range {
+	uintptr_t lo, hi;
+};
+static struct ct_range ct_ranges[2][CT_MAX_RANGES];
+static uint32_t ct_nranges[2];
+static uint32_t ct_ranges_gen; /* table (gen >> 1) & 1 is current */
+static uintptr_t ct_heap_lo;
+
+static int ct_note_range(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	uint32_t t = *(uint32_t *)data;
+	for (int i = 0; i < info->dlpi_phnum && ct_nranges[t] < CT_MAX_RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R))
+			continue;
+		struct ct_range r = { info->dlpi_addr + ph->p_vaddr,
+				      info->dlpi_addr + ph->p_vaddr + ph->p_memsz };
+		uint32_t at = ct_nranges[t]++;
+		while (at && ct_ranges[t][at - 1].lo > r.lo) { /* insertion: a few dozen */
+			ct_ranges[t][at] = ct_ranges[t][at - 1];
+			at--;
+		}
+		ct_ranges[t][at] = r;
+	}
+	return 0;
+}
+
+void ct_capture_note_modules(void)
+{
+	uint32_t g = __atomic_load_n(&ct_ranges_gen, __ATOMIC_RELAXED);
+	uint32_t next = ((g >> 1) + 1) & 1;
+	if (!ct_heap_lo)
+		ct_heap_lo = (uintptr_t)sbrk(0);
+	ct_nranges[next] = 0;
+	dl_iterate_phdr(ct_note_range, &next);
+	__atomic_store_n(&ct_ranges_gen, g + 2, __ATOMIC_RELEASE);
+}
+
+/* How many bytes from ptr on (up to want) are known to stay readable; 0 if none. */
+static uintptr_t ct_known_readable(uintptr_t ptr, uintptr_t want)
+{
+	struct ct_thread *t = &ct_self;
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0), hi = 0;
+	if (t->tid == t->pid && ptr >= here && ptr < (uintptr_t)__libc_stack_end)
+		hi = (uintptr_t)__libc_stack_end; /* the main thread's stack, above us */
+	else if (ct_heap_lo && ptr >= ct_heap_lo && ptr < (uintptr_t)sbrk(0))
+		hi = (uintptr_t)sbrk(0);
+	if (!hi) {
+		uint32_t g = __atomic_load_n(&ct_ranges_gen, __ATOMIC_ACQUIRE);
+		const struct ct_range *r = ct_ranges[(g >> 1) & 1];
+		uint32_t lo = 0, n = ct_nranges[(g >> 1) & 1];
+		while (lo < n) { /* the last range starting at or below ptr */
+			uint32_t mid = (lo + n) / 2;
+			if (r[mid].lo <= ptr)
+				lo = mid + 1;
+			else
+				n = mid;
+		}
+		if (lo && ptr < r[lo - 1].hi)
+			hi = r[lo - 1].hi;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&ct_ranges_gen, __ATOMIC_RELAXED) != g)
+			hi = 0;
+	}
+	return hi ? (hi - ptr < want ? hi - ptr : want) : 0;
+}
+
+/* Bytes at ptr, through the kernel: -1 if none is readable. */
+static ssize_t ct_read_checked(uintptr_t ptr, char *out, uintptr_t want)
+{
+	uintptr_t page = 4096, first = page - (ptr & (page - 1));
+	struct iovec local = { out, want };
+	struct iovec remote[2] = { { (void *)ptr, first < want ? first : want },
+				   { (void *)(ptr + first), first < want ? want - first : 0 } };
+	return process_vm_readv(ct_self.pid, &local, 1, remote, first < want ? 2 : 1, 0);
+}
+
+/*
  * Up to max bytes of the string at ptr into out (room for max + 1), without
  * faulting on a bad pointer: the bytes kept, flags CT_STR_*.
  */
 static uint32_t ct_read_string(uintptr_t ptr, char *out, uint32_t max, uint8_t *flags)
 {
-	uintptr_t want = (uintptr_t)max + 1, page = 4096;
-	uintptr_t first = page - (ptr & (page - 1));
-	struct iovec local = { out, want };
-	struct iovec remote[2] = { { (void *)ptr, first < want ? first : want },
-				   { (void *)(ptr + first), first < want ? want - first : 0 } };
+	uintptr_t want = (uintptr_t)max + 1, known;
+	ssize_t n;
 
 	*flags = 0;
 	if (!ptr) {
 		*flags = CT_STR_NULL;
 		return 0;
 	}
-	ssize_t n = process_vm_readv(getpid(), &local, 1, remote, first < want ? 2 : 1, 0);
+	if ((known = ct_known_readable(ptr, want))) {
+		const char *s = (const char *)ptr;
+		for (n = 0; n < (ssize_t)known && (out[n] = s[n]); n++)
+			;
+		if (n < (ssize_t)known)
+			n++; /* the NUL too: the string ended */
+	} else {
+		n = ct_read_checked(ptr, out, want);
+	}
 	if (n <= 0) {
 		*flags = CT_STR_UNREADABLE;
 		return 0;

@@ -314,6 +314,8 @@ void ct_patch_forget(void)
 		if (keep[i])
 			ct_done[n++] = ct_done[i];
 	ct_ndone = n;
+	if (ct_args_wanted())
+		ct_capture_note_modules();
 	atomic_store(&ct_busy, 0);
 }
 
@@ -329,6 +331,8 @@ void ct_patch_modules(int may_allocate)
 	if (may_allocate)
 		ct_select_prepare();
 	dl_iterate_phdr(ct_patch_module, NULL);
+	if (ct_args_wanted())
+		ct_capture_note_modules();
 	atomic_store(&ct_busy, 0);
 }
 

@@ -549,6 +549,8 @@ int ct_symbols_callline(struct ct_symbols *s, uint32_t instance, uint64_t ret_ad
 	uint64_t key = (uint64_t)instance << 47 | ret_addr, *hit = ct_map_find(&c->calls, key);
 	if (!hit) {
 		const struct ct_inst_mod *m = ct_find_module(s, instance, ret_addr, clock);
+		if (!m && !s->t->has_end)
+			return 0; /* its module may be yet to come (live): not cached */
 		uint64_t word = ct_callline_of(c, m, ret_addr);
 		int added;
 		hit = ct_map_put(&c->calls, key, &added);

@@ -98,7 +98,6 @@ int ct_symbols_srcline(struct ct_symbols *s, uint32_t instance, uint64_t addr, u
 /* Declared in a system header (DWARF decl_file under /usr/include, the compiler's headers)? */
 int ct_symbols_in_system_header(struct ct_symbols *s, uint32_t id);
 
-
 /*
  * Source lines, for replay --srcline (dwarf.c, at ELF addresses; 0 if unknown).
  * Split DWARF is read from the .dwo files beside the module or in the compile
@@ -116,7 +115,7 @@ int ct_symbols_defline(struct ct_symbols *s, uint32_t id, char *buf, size_t len)
  * instance at time clock. Cached by (instance, address): a hit is a hash
  * lookup and a copy.
  */
-int ct_symbols_callline(struct ct_symbols *s, uint32_t instance, uint64_t ret_addr,
-			uint64_t clock, char *buf, size_t len);
+int ct_symbols_callline(struct ct_symbols *s, uint32_t instance, uint64_t ret_addr, uint64_t clock,
+			char *buf, size_t len);
 
 #endif

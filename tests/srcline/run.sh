@@ -10,7 +10,10 @@
 # assembly function) and C++ (methods, a constructor, a template). Each prints
 # its modules and, from inside each callee, its return address;
 # srcline_check (built against $BUILD/obj) turns that into a trace in memory
-# and prints the answers. Then the cost of a cache hit.
+# and prints the answers, which check.py compares with the markers. Then the
+# cost of a cache hit. BUILD and TEST_OUT as for tests/run.sh (CALLTRACE is not
+# used: nothing is recorded); JOBS=2 variants at a time. Everything stays in
+# $TEST_OUT/srcline/VARIANT/ (answers, *.diff).
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -20,7 +23,8 @@ out=${TEST_OUT:-$build/tests}/srcline
 rm -rf "$out"
 mkdir -p "$out"
 JOBS=${JOBS:-2}
-PY=${PY:-python3}
+# the interpreter itself, not a wrapper script (pyenv's shims cost 0.3 s a run)
+PY=${PY:-$(python3 -c 'import sys; print(sys.executable)')}
 pass() { echo "ok srcline/$1"; }
 fail() {
 	echo "FAIL srcline/$1: $2"
@@ -92,8 +96,7 @@ verify_build() { # DIR KIND...
 }
 
 # ---- checking the answers ----------------------------------------------------------
-# (check.py: each marker of the sources against the driver's answers)
-# answers NAME LANG: the driver's answers for the program in $d, checked
+# answers NAME LANG: the driver's answers for the program in $d, against the markers
 answers() {
 	local name=$1 lang=$2 st
 	"$out/srcline_check" "$d/prog.out" >"$d/answers" 2>&1
@@ -163,7 +166,9 @@ main() {
 	for cc in gcc clang; do
 		for opt in O0 O2; do
 			spawn $cc-$opt c pie $cc -g -$opt -Wall -Wextra
-			spawn $cc-$opt-cxx cxx pie ${cc/%gcc/g}++ -g -$opt -Wall -Wextra
+			cxx=clang++
+			[ $cc = gcc ] && cxx=g++
+			spawn $cc-$opt-cxx cxx pie $cxx -g -$opt -Wall -Wextra
 		done
 	done
 	spawn gcc-O2-nopie-dwarf4 c "nopie dwarf4" gcc -gdwarf-4 -O2 -fno-pie -no-pie
