@@ -14,6 +14,7 @@
  */
 #include "runtime.h"
 #include "shadow.h"
+#include "args.h"
 
 __thread struct ct_thread ct_self __attribute__((tls_model("initial-exec")));
 
@@ -42,13 +43,16 @@ CT_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
 {
 	struct ct_thread *t = &ct_self;
 	uintptr_t sp = CT_ARCH_CALLER_SP();
-	(void)call_site;
 	if (ct_gated(t)) {
 		ct_paused_at(t, ct_shadow_enter(t, (uintptr_t)fn, sp));
 		return;
 	}
 	ct_shadow_enter(t, (uintptr_t)fn, sp);
-	ct_emit(ct_ev_word1(CT_EV_ENTER, (uintptr_t)fn, sp), sp);
+	if (ct_unlikely(ct_args_mode & CT_ARGS_CALLSITES)) /* --srcline: where it was called */
+		ct_emit_enter_args((uintptr_t)fn, sp, CT_CAPTURE_CALLSITE, NULL, NULL,
+				   (uintptr_t)call_site);
+	else
+		ct_emit(ct_ev_word1(CT_EV_ENTER, (uintptr_t)fn, sp), sp);
 }
 
 CT_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)

@@ -138,18 +138,26 @@ for bad in 0 1025 x; do
 		fail "bad-s-$bad" "-s $bad is not refused" "$out/bad-s.err"
 done
 
-# --srcline: call sites of every call, definitions from DWARF
-d=$out/srcline
-if build "$d" gcc -g -O0 "$here/values.c" &&
-	"$CT" record --srcline -o "$d/t.data" -- "$d/prog" >/dev/null 2>"$d/record.err" &&
-	"$CT" replay --srcline -i "$d/t.data" >"$d/replay.txt" 2>&1; then
-	def=$(grep -n '^KEEP long add(' "$here/values.c" | cut -d: -f1)
-	call=$(grep -n 'sink = add(-5, 7);' "$here/values.c" | cut -d: -f1)
-	grep -qE "\| +add\(\); +/.*/values\.c:$def  <- values\.c:$call\$" "$d/replay.txt" &&
-		pass srcline || fail srcline "replay --srcline does not show add at values.c:$def <- values.c:$call" "$d/replay.txt"
-else
-	fail srcline "record --srcline failed" "$d/record.err"
-fi
+# --srcline: call sites of every call, definitions from DWARF, patched and with hooks
+def=$(grep -n '^KEEP long add(' "$here/values.c" | cut -d: -f1)
+call=$(grep -n 'sink = add(-5, 7);' "$here/values.c" | cut -d: -f1)
+for how in patch finstrument fentry; do
+	d=$out/srcline-$how
+	case $how in
+	patch) flags=() ;;
+	finstrument) flags=(-finstrument-functions) ;;
+	fentry) flags=(-pg -mfentry) ;;
+	esac
+	if build "$d" gcc -g -O0 "${flags[@]}" "$here/values.c" &&
+		"$CT" record --srcline -o "$d/t.data" -- "$d/prog" >/dev/null 2>"$d/record.err" &&
+		"$CT" replay --srcline -i "$d/t.data" >"$d/replay.txt" 2>&1; then
+		grep -qE "\| +add\(\); +/.*/values\.c:$def  <- values\.c:$call\$" "$d/replay.txt" &&
+			pass srcline-$how ||
+			fail srcline-$how "replay --srcline does not show add at values.c:$def <- values.c:$call" "$d/replay.txt"
+	else
+		fail srcline-$how "record --srcline failed" "$d/record.err"
+	fi
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
