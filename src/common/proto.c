@@ -79,7 +79,7 @@ static int ct_body(struct ct_pcur *c, struct ct_pvalue *v)
 	return 0;
 }
 
-/* The sizes each type may have; 0 where the type has no SIZE in the text. */
+/* Is SIZE one the type can have? */
 static int ct_size_ok(char type, long size)
 {
 	switch (type) {
@@ -98,6 +98,8 @@ static int ct_size_ok(char type, long size)
 static int ct_type(struct ct_pcur *c, struct ct_pvalue *v)
 {
 	int t = ct_peek(c);
+	if (t < 0)
+		return -1;
 	c->s++;
 	v->type = (char)t;
 	switch (t) {
@@ -134,6 +136,8 @@ static int ct_loc(struct ct_pcur *c, struct ct_ploc *l, int ret)
 {
 	int k = ct_peek(c);
 	long max;
+	if (k < 0)
+		return -1;
 	c->s++;
 	switch (k) {
 	case 'r':
@@ -238,8 +242,8 @@ static uint8_t ct_ret_kind(const struct ct_pvalue *v)
 	int nr = 0, nx = 0;
 	if (!v->type || !v->nlocs || v->locs[0].kind == 'm')
 		return CT_RET_NONE;
-	if (v->type == 's')
-		return CT_RET_STR;
+	if (v->type == 's' && v->locs[0].kind == 'r' && v->locs[0].n == 0)
+		return CT_RET_STR; /* rax, and the string it points to */
 	for (int i = 0; i < v->nlocs; i++) {
 		nr += v->locs[i].kind == 'r';
 		nx += v->locs[i].kind == 'x';

@@ -7,8 +7,6 @@
  * or in nothing at all (empty).
  */
 #include <dwarf.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "protos_int.h"
@@ -20,7 +18,8 @@ int ct_peel(Dwarf_Die *in, Dwarf_Die *out)
 		if (dwarf_peel_type(in, out) != 0)
 			return 0;
 		/* a declaration whose definition is in a type unit (-fdebug-types-section) */
-		if (!dwarf_hasattr(out, DW_AT_declaration) || !dwarf_attr(out, DW_AT_signature, &at))
+		if (!dwarf_hasattr(out, DW_AT_declaration) ||
+		    !dwarf_attr(out, DW_AT_signature, &at))
 			return 1;
 		Dwarf_Die def;
 		if (!dwarf_formref_die(&at, &def))
@@ -44,7 +43,7 @@ int ct_is_aggregate(int tag)
 	return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
 }
 
-static uint64_t ct_udata(Dwarf_Die *die, int name, uint64_t dflt)
+uint64_t ct_udata(Dwarf_Die *die, int name, uint64_t dflt)
 {
 	Dwarf_Attribute at;
 	Dwarf_Word w;
@@ -65,7 +64,7 @@ uint64_t ct_type_size(Dwarf_Die *t)
 		if (dwarf_hasattr(t, DW_AT_byte_size))
 			return ct_udata(t, DW_AT_byte_size, 8);
 		return ct_die_type(t, &target) && dwarf_tag(&target) == DW_TAG_subroutine_type ? 16
-											   : 8;
+											       : 8;
 	default:
 		return dwarf_aggregate_size(t, &size) == 0 ? size : 0;
 	}
@@ -102,7 +101,8 @@ static unsigned ct_type_align(Dwarf_Die *t, int depth)
 		return 1;
 	do {
 		int tag = dwarf_tag(&sub);
-		if ((tag == DW_TAG_member && !ct_is_static_member(&sub)) || tag == DW_TAG_inheritance) {
+		if ((tag == DW_TAG_member && !ct_is_static_member(&sub)) ||
+		    tag == DW_TAG_inheritance) {
 			unsigned a = ct_die_type(&sub, &mt) ? ct_type_align(&mt, depth + 1) : 1;
 			align = a > align ? a : align;
 		}
@@ -217,7 +217,8 @@ static int ct_classify_members(Dwarf_Die *t, uint64_t off, uint8_t cls[2], int d
 			if (bits && ct_mark(cls, off + bit_off / 8, (bit_off % 8 + bits + 7) / 8,
 					    CT_INTEGER))
 				return -1;
-		} else if (bit_off % 8 || ct_classify_type(&mt, off + bit_off / 8, cls, depth + 1)) {
+		} else if (bit_off % 8 ||
+			   ct_classify_type(&mt, off + bit_off / 8, cls, depth + 1)) {
 			return -1;
 		}
 	} while (dwarf_siblingof(&m, &m) == 0);
@@ -314,10 +315,11 @@ static int ct_byref(Dwarf_Die *t, int depth)
 		if (tag != DW_TAG_inheritance && (tag != DW_TAG_member || ct_is_static_member(&m)))
 			continue;
 		/* a base or member of a class type that is not trivial (arrays of them too) */
-		for (int i = 0; i < 4 && ct_die_type(&m, &mt) && dwarf_tag(&mt) == DW_TAG_array_type;
-		     i++)
+		for (int i = 0;
+		     i < 4 && ct_die_type(&m, &mt) && dwarf_tag(&mt) == DW_TAG_array_type; i++)
 			m = mt;
-		if (ct_die_type(&m, &mt) && ct_is_aggregate(dwarf_tag(&mt)) && ct_byref(&mt, depth + 1))
+		if (ct_die_type(&m, &mt) && ct_is_aggregate(dwarf_tag(&mt)) &&
+		    ct_byref(&mt, depth + 1))
 			return 1;
 	} while (dwarf_siblingof(&m, &m) == 0);
 	return 0;
@@ -381,26 +383,4 @@ void ct_type_abi(Dwarf_Die *type, struct ct_abi *a)
 		if (!a->memory)
 			ct_post_merge(a);
 	}
-}
-
-void ct_sb_put(struct ct_sb *b, const char *s)
-{
-	size_t n = strlen(s);
-	if (b->over || b->len + n > b->cap) {
-		b->over = 1;
-		return;
-	}
-	memcpy(b->buf + b->len, s, n);
-	b->len += n;
-	b->buf[b->len] = 0;
-}
-
-void ct_sb_putf(struct ct_sb *b, const char *fmt, ...)
-{
-	char t[128];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(t, sizeof(t), fmt, ap);
-	va_end(ap);
-	ct_sb_put(b, t);
 }

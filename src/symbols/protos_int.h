@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by protos.c (functions, text) and protos_abi.c (how types are passed). */
+/* Shared by protos.c (functions), protos_abi.c (how types are passed), protos_text.c (as text)
+ * and protos_dwp.c (DWARF packages). */
 #ifndef CT_SYMBOLS_PROTOS_INT_H
 #define CT_SYMBOLS_PROTOS_INT_H
 
 #include <elfutils/libdw.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "../common/proto.h"
 
 /* The classes of the SysV x86-64 ABI, for each eightbyte of a value. */
 enum ct_class { CT_NO_CLASS, CT_INTEGER, CT_SSE, CT_SSEUP, CT_X87, CT_X87UP, CT_MEMORY };
@@ -33,8 +36,28 @@ uint64_t ct_type_size(Dwarf_Die *peeled);
 int ct_is_long_double(Dwarf_Die *peeled);
 /* The ABI of a type (NULL: void). */
 void ct_type_abi(Dwarf_Die *type, struct ct_abi *a);
+uint64_t ct_udata(Dwarf_Die *die, int name, uint64_t dflt);
 
-/* A bounded text buffer: past cap, over is set and nothing more is taken. */
+/* protos_dwp.c: split units from a DWARF package (prog.dwp), when libdw does not read it. */
+struct ct_dwp;
+struct ct_dwp_unit {
+	uint8_t *image; /* the unit's parts of the package, as a .dwo in memory */
+	Elf *elf;
+	Dwarf *dbg;
+};
+
+/* The package of the program at path (path.dwp); NULL if there is none. */
+struct ct_dwp *ct_dwp_open(const char *program);
+void ct_dwp_close(struct ct_dwp *p);
+/* The split unit of the skeleton whose DWO id is id; -1 if the package does not have it. */
+int ct_dwp_unit(struct ct_dwp *p, uint64_t id, struct ct_dwp_unit *u);
+void ct_dwp_unit_end(struct ct_dwp_unit *u);
+/* The program's .debug_addr, where a split unit's addresses are. */
+const Elf_Data *ct_debug_addr(Elf *elf);
+/* The low_pc of a function of such a unit, from the skeleton's DW_AT_addr_base. */
+int ct_dwp_lowpc(Dwarf_Die *die, const Elf_Data *debug_addr, uint64_t addr_base, uint64_t *addr);
+
+/* A bounded text buffer of cap + 1 bytes: past cap, over is set and nothing more is taken. */
 struct ct_sb {
 	char *buf;
 	size_t cap, len;
@@ -43,5 +66,23 @@ struct ct_sb {
 
 void ct_sb_put(struct ct_sb *b, const char *s);
 void ct_sb_putf(struct ct_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* protos_text.c: values as text, and where they are */
+
+/* Registers and stack words the arguments took so far. */
+struct ct_regs {
+	unsigned gpr, xmm, sw;
+};
+
+/* A C identifier (names of the text must be). */
+int ct_is_ident(const char *s);
+/* Where an argument is at entry; the number of LOCs (0: nowhere, an empty class); -1: cut. */
+int ct_place(struct ct_regs *r, const struct ct_abi *a, struct ct_ploc l[2]);
+/* "@r0+x1", "@m" for no LOC. */
+void ct_locs_text(struct ct_sb *b, const struct ct_ploc *l, int n);
+/* TYPE of a parameter or return value (a class passed by reference is its pointer). */
+void ct_value_type(struct ct_sb *b, Dwarf_Die *type, const struct ct_abi *a);
+/* RET of function fn; *hidden if it is returned through a pointer passed in rdi. */
+void ct_ret_text(struct ct_sb *b, Dwarf_Die *fn, int *hidden);
 
 #endif

@@ -57,6 +57,7 @@ expected() {
 	fi
 	echo lib/libcalltrace.so
 	echo lib/libcalltrace-api.so
+	echo lib/libcalltrace-dwarf.so
 	echo include/calltrace.h
 	echo lib/pkgconfig/calltrace.pc
 	echo share/man/man1/calltrace.1
@@ -77,6 +78,7 @@ check_tree() {
 	cmp -s "$build/calltrace" "$p/bin/calltrace" || why="bin/calltrace is not build/calltrace"
 	cmp -s "$build/libcalltrace.so" "$p/lib/libcalltrace.so" || why="lib/libcalltrace.so is not the built one"
 	cmp -s "$build/libcalltrace-api.so" "$p/lib/libcalltrace-api.so" || why="lib/libcalltrace-api.so is not the built one"
+	cmp -s "$build/libcalltrace-dwarf.so" "$p/lib/libcalltrace-dwarf.so" || why="lib/libcalltrace-dwarf.so is not the built one"
 	cmp -s "$root/include/calltrace.h" "$p/include/calltrace.h" || why="include/calltrace.h differs"
 	[ "$(stat -c %a "$p/bin/calltrace")" = 755 ] || why="bin/calltrace is not mode 755"
 	[ "$(stat -c %a "$p/include/calltrace.h")" = 644 ] || why="include/calltrace.h is not mode 644"
@@ -437,6 +439,19 @@ if mk install PREFIX="$p3" "${dirs[@]}" >"$out/custom.log" 2>&1; then
 			pass runtime-from-lib64
 		else
 			fail runtime-from-lib64 "the calltrace installed with LIBDIR=PREFIX/lib64 cannot record" "$out/rec64/record.err"
+		fi
+	fi
+	# record -a: the installed runtime finds its DWARF reader beside it
+	printf '%s\n' '__attribute__((noinline)) int twice(int n) { return 2 * n + (n > 100); }' \
+		'int main(void) { return twice(21) != 42; }' >"$out/args_inst.c"
+	if gcc -g -O0 "$out/args_inst.c" -o "$out/args_inst" 2>/dev/null; then
+		mkdir -p "$out/args64"
+		if (cd "$out/args64" && env -u CALLTRACE_RUNTIME timeout -k 5 120 "$p3/bin/calltrace" \
+			record -a -o rec.data ../args_inst >/dev/null 2>record.err) &&
+			"$p3/bin/calltrace" replay -i "$out/args64/rec.data" 2>/dev/null | grep -qF 'twice(n=21) = 42;'; then
+			pass args-from-lib64
+		else
+			fail args-from-lib64 "the calltrace installed with LIBDIR=PREFIX/lib64 does not show arguments" "$out/args64/record.err"
 		fi
 	fi
 	if mk uninstall PREFIX="$p3" "${dirs[@]}" >"$out/custom-un.log" 2>&1 && [ -z "$(files_under "$p3")" ]; then

@@ -69,6 +69,27 @@ union num {
 	int i;
 	float f;
 };
+enum mode {
+	MODE_READ_ONLY = 1,
+	MODE_WRITE_ONLY = 2,
+	MODE_READ_WRITE = 3,
+	MODE_APPEND_AT_END = 8,
+	MODE_CREATE_IF_MISSING = 16,
+	MODE_TRUNCATE_EXISTING = 32,
+};
+struct opened {
+	enum mode how;
+	int fd;
+};
+/* enumerators that do not all fit in a prototype's text */
+#define E10(p) p##0, p##1, p##2, p##3, p##4, p##5, p##6, p##7, p##8, p##9
+enum longe {
+	E10(A_RATHER_LONG_ENUMERATOR_NAME_),
+	E10(B_RATHER_LONG_ENUMERATOR_NAME_),
+	E10(C_RATHER_LONG_ENUMERATOR_NAME_),
+	E10(D_RATHER_LONG_ENUMERATOR_NAME_),
+	E10(E_RATHER_LONG_ENUMERATOR_NAME_),
+};
 
 KEEP void v_void(void)
 {
@@ -230,6 +251,29 @@ KEEP long lots(long a1, long a2, long a3, long a4, long a5, long a6, long a7, lo
 	       a16 + a17 + a18 + a19 + a20 + a21 + a22 + a23 + a24 + a25 + a26;
 }
 
+/* each parameter's text takes over 1000 bytes: the prototype keeps the first three */
+KEEP int long_enums(enum longe a, enum longe b, enum longe c, enum longe d, enum longe e)
+{
+	return (int)(a + b + c + d + e);
+}
+
+/* a struct's description longer than a line, a name longer than most */
+KEEP int
+opens(struct opened o,
+      int a_parameter_name_that_goes_on_and_on_well_past_what_anyone_would_write_by_hand_but_a_generator_might_write_for_its_own_reasons_x)
+{
+	return (int)o.how + o.fd +
+	       a_parameter_name_that_goes_on_and_on_well_past_what_anyone_would_write_by_hand_but_a_generator_might_write_for_its_own_reasons_x;
+}
+
+/* an old-style definition: a float argument is passed as a double */
+KEEP int kr(x, f)
+int x;
+float f;
+{
+	return x + (int)f;
+}
+
 static int twice(int x)
 {
 	return 2 * x;
@@ -268,5 +312,10 @@ int main(void)
 	dsink += (double)lds(ld, pk, 1).v + complexes(1.0 + 2.0i, 3.0f);
 	sink += lots(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
 		     23, 24, 25, 26);
+	sink += kr(1, 2.0f);
+	sink += opens((struct opened){ MODE_APPEND_AT_END, 3 }, 4);
+	sink += long_enums(A_RATHER_LONG_ENUMERATOR_NAME_0, B_RATHER_LONG_ENUMERATOR_NAME_1,
+			   C_RATHER_LONG_ENUMERATOR_NAME_2, D_RATHER_LONG_ENUMERATOR_NAME_3,
+			   E_RATHER_LONG_ENUMERATOR_NAME_4);
 	return 0;
 }

@@ -22,7 +22,8 @@ struct Point {
 struct Big {
 	long v[4];
 };
-struct Tag {};
+struct Tag {
+};
 struct WithStatic {
 	static int count;
 	int v;
@@ -37,13 +38,20 @@ struct Defaulted { // copies are trivial: passed by value
 
 struct Copying { // a copy constructor of its own: passed by reference
 	int v;
-	explicit Copying(int x) : v(x) {}
-	Copying(const Copying &o) : v(o.v + 1) {}
+	explicit Copying(int x) : v(x)
+	{
+	}
+	Copying(const Copying &o) : v(o.v + 1)
+	{
+	}
 };
 
 struct Dtor { // a destructor of its own: passed by reference
 	int v;
-	~Dtor() { sink++; }
+	~Dtor()
+	{
+		sink++;
+	}
 };
 
 struct Holder { // a member that is not trivial makes it not trivial
@@ -60,16 +68,24 @@ struct Derived : Base {
 enum class Level : uint8_t { Low, Mid = 10, High };
 enum class Sign : int8_t { Neg = -1, Zero, Pos };
 
-class Counter {
-public:
-	explicit Counter(int start) : n(start) {}
+class Counter
+{
+      public:
+	explicit Counter(int start) : n(start)
+	{
+	}
 	KEEP int add(int k);
 	KEEP double scaled(double f) const;
 	KEEP Point where(int dx) const;
 	KEEP Big big(int fill);
 	KEEP static int twice(int x);
-	virtual ~Counter() {}
-	virtual KEEP int get() const { return n; }
+	virtual ~Counter()
+	{
+	}
+	virtual KEEP int get() const
+	{
+		return n;
+	}
 	int n;
 };
 
@@ -170,7 +186,8 @@ KEEP static int st_sub(int a, int b)
 	return a - b;
 }
 
-namespace ns {
+namespace ns
+{
 KEEP Point operator+(Point a, Point b)
 {
 	return Point{ a.x + b.x, a.y + b.y };
