@@ -177,14 +177,16 @@ static int ct_proto_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+void ct_args_prepare(void)
+{
+	if (ct_args_wanted() & CT_ARGS_DWARF)
+		ct_dwarf_loaded();
+}
+
 void ct_args_module_begin(const char *path)
 {
-	if (!ct_args_wanted())
+	if (!(ct_args_wanted() & CT_ARGS_DWARF))
 		return;
-	ct_select_prepare();
-	if (!(ct_args_mode & CT_ARGS_DWARF))
-		return;
-	ct_dwarf_loaded();
 	if (ct_dwarf_protos_of && ct_dwarf_protos_of(path, ct_collect_proto, NULL) > 0)
 		qsort(ct_mod_protos, ct_mod_nprotos, sizeof(*ct_mod_protos), ct_proto_cmp);
 }

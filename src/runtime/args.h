@@ -52,6 +52,8 @@ static inline uint16_t ct_args_find(uintptr_t fn)
 
 /* args.c: decided once per function, when its module is patched */
 int ct_args_wanted(void) CT_HIDDEN; /* CT_ARGS_* asked for (0: none) */
+/* Outside dl_iterate_phdr (it holds a lock of the loader): load the DWARF reader if asked. */
+void ct_args_prepare(void) CT_HIDDEN;
 void ct_args_module_begin(const char *path) CT_HIDDEN;
 void ct_args_module_end(void) CT_HIDDEN;
 /* The capture index of the function at addr (elf_addr in its file, symbol raw). */

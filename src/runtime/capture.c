@@ -14,7 +14,10 @@
  * leaves either nothing readers take for an event, or an extended record
  * whose stack tag matches no event before it (readers drop it).
  */
+#include <fcntl.h>
 #include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -68,24 +71,47 @@ static int ct_note_range(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* Where the brk heap starts (/proc/self/stat's start_brk): it runs from there to sbrk(0). */
+static uintptr_t ct_start_brk(void)
+{
+	char buf[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')'); /* the name may hold anything */
+	for (int field = 2; p && field < 47; field++)
+		p = strchr(p + 1, ' ');
+	return p ? (uintptr_t)strtoull(p + 1, NULL, 10) : 0;
+}
+
 void ct_capture_note_modules(void)
 {
 	uint32_t g = __atomic_load_n(&ct_ranges_gen, __ATOMIC_RELAXED);
 	uint32_t next = ((g >> 1) + 1) & 1;
 	if (!ct_heap_lo)
-		ct_heap_lo = (uintptr_t)sbrk(0);
+		ct_heap_lo = ct_start_brk();
 	ct_nranges[next] = 0;
 	dl_iterate_phdr(ct_note_range, &next);
 	__atomic_store_n(&ct_ranges_gen, g + 2, __ATOMIC_RELEASE);
 }
 
-/* How many bytes from ptr on (up to want) are known to stay readable; 0 if none. */
+/*
+ * How many bytes from ptr on (up to want) are known to stay readable; 0 if
+ * none. The main thread's stack counts when we run on it: within the default
+ * stack limit of its top (an alternate signal stack or a coroutine's is
+ * mapped elsewhere, with unmapped memory between).
+ */
 static uintptr_t ct_known_readable(uintptr_t ptr, uintptr_t want)
 {
 	struct ct_thread *t = &ct_self;
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0), hi = 0;
-	if (t->tid == t->pid && ptr >= here && ptr < (uintptr_t)__libc_stack_end)
-		hi = (uintptr_t)__libc_stack_end; /* the main thread's stack, above us */
+	uintptr_t top = (uintptr_t)__libc_stack_end;
+	if (t->tid == t->pid && here < top && top - here <= (8u << 20) && ptr >= here && ptr < top)
+		hi = top; /* the main thread's stack, above us */
 	else if (ct_heap_lo && ptr >= ct_heap_lo && ptr < (uintptr_t)sbrk(0))
 		hi = (uintptr_t)sbrk(0);
 	if (!hi) {
@@ -115,7 +141,8 @@ static ssize_t ct_read_checked(uintptr_t ptr, char *out, uintptr_t want)
 	struct iovec local = { out, want };
 	struct iovec remote[2] = { { (void *)ptr, first < want ? first : want },
 				   { (void *)(ptr + first), first < want ? want - first : 0 } };
-	return process_vm_readv(ct_self.pid, &local, 1, remote, first < want ? 2 : 1, 0);
+	pid_t pid = ct_self.pid ? ct_self.pid : getpid();
+	return process_vm_readv(pid, &local, 1, remote, first < want ? 2 : 1, 0);
 }
 
 /*

@@ -328,8 +328,10 @@ void ct_patch_modules(int may_allocate)
 	if (atomic_load(&ct_state) != CT_RT_READY || atomic_exchange(&ct_busy, 1))
 		return;
 	ct_may_allocate = may_allocate;
-	if (may_allocate)
+	if (may_allocate) {
 		ct_select_prepare();
+		ct_args_prepare();
+	}
 	dl_iterate_phdr(ct_patch_module, NULL);
 	if (ct_args_wanted())
 		ct_capture_note_modules();

@@ -46,6 +46,7 @@ struct ct_proto_w {
 		Dwarf_Die die;	  /* the instance's */
 	} refs[CT_MAX_REFS];
 	Dwarf_Addr entry; /* where the function starts */
+	int exact;	  /* its unit is clang's: a single location holds from the entry */
 	int moved;	  /* the compiler changed its signature */
 	const char *pack; /* the template parameter pack being expanded (gcc) */
 	const char *names[CT_PROTO_MAX_PARAMS]; /* of the parameters written */
@@ -97,9 +98,11 @@ static int ct_counts(struct ct_proto_w *w, Dwarf_Die *p)
  * parameters of static functions and keeps their DWARF; gcc's clones
  * (foo.isra.0, foo.constprop.0) have the DWARF of the function they were
  * made from. A parameter that is a constant, or that DWARF puts in another
- * register at entry than the ABI would (l, NULL if not in one), tells.
+ * register at entry than the ABI would (l, NULL if not in one), tells. A
+ * location for the whole function holds from its entry only from clang
+ * (exact).
  */
-static int ct_moved(Dwarf_Die *param, const struct ct_ploc *l, Dwarf_Addr entry)
+static int ct_moved(Dwarf_Die *param, const struct ct_ploc *l, Dwarf_Addr entry, int exact)
 {
 	static const uint8_t gpr[6] = { 5, 4, 1, 2, 8, 9 }; /* DWARF's rdi rsi rdx rcx r8 r9 */
 	Dwarf_Attribute at;
@@ -108,8 +111,13 @@ static int ct_moved(Dwarf_Die *param, const struct ct_ploc *l, Dwarf_Addr entry)
 	unsigned reg;
 	if (dwarf_hasattr(param, DW_AT_const_value))
 		return 1;
-	if (!l || (l->kind != 'r' && l->kind != 'x') || !dwarf_attr(param, DW_AT_location, &at) ||
-	    dwarf_getlocation_addr(&at, entry, &expr, &len, 1) != 1 || len != 1)
+	if (!l || (l->kind != 'r' && l->kind != 'x') || !dwarf_attr(param, DW_AT_location, &at))
+		return 0;
+	/* one expression for the whole function: gcc's may not hold at entry (before the moves) */
+	int form = dwarf_whatform(&at);
+	if (!exact && (form == DW_FORM_exprloc || form == DW_FORM_block1 || form == DW_FORM_block))
+		return 0;
+	if (dwarf_getlocation_addr(&at, entry, &expr, &len, 1) != 1 || len != 1)
 		return 0;
 	if (expr[0].atom >= DW_OP_reg0 && expr[0].atom <= DW_OP_reg31)
 		reg = expr[0].atom - DW_OP_reg0;
@@ -169,7 +177,7 @@ static int ct_param(struct ct_proto_w *w, Dwarf_Die *p)
 	if (n < 0)
 		return 0;
 	Dwarf_Die *own = ct_concrete(w, p);
-	w->moved |= own && ct_moved(own, n == 1 ? &l[0] : NULL, w->entry);
+	w->moved |= own && ct_moved(own, n == 1 ? &l[0] : NULL, w->entry, w->exact);
 	name = ct_param_name(w, &pb, name);
 	if (!has)
 		ct_sb_put(&pb, "p");
@@ -223,6 +231,13 @@ static int ct_only_ellipsis(Dwarf_Die *fn, const struct ct_proto_w *w)
 	return !w->named && len > 2 && !strncmp(name, "_Z", 2) && name[len - 1] == 'z';
 }
 
+static int ct_is_clang(Dwarf_Die *cu)
+{
+	Dwarf_Attribute at;
+	const char *producer = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &at));
+	return producer && strstr(producer, "clang");
+}
+
 static int ct_is_c(Dwarf_Die *cu)
 {
 	int lang = dwarf_srclang(cu);
@@ -253,6 +268,7 @@ static void ct_proto_text(Dwarf_Die *fn, Dwarf_Die *cu, Dwarf_Addr entry, char *
 	w.room = CT_PROTO_MAX_TEXT - 1 - rb.len;
 	w.kr = ct_is_c(cu) && !dwarf_hasattr_integrate(fn, DW_AT_prototyped);
 	w.entry = entry;
+	w.exact = ct_is_clang(cu);
 	ct_params_die(&w, fn, &pd);
 	variadic = ct_params(&w, &pd, 0) || ct_only_ellipsis(fn, &w);
 	if (w.moved) {
@@ -272,6 +288,7 @@ struct ct_walk {
 	void *ctx;
 	Dwarf_Die cu;
 	int count, linked; /* linked: an executable or library (address 0 is no function) */
+	struct ct_clones clones;
 	/* a unit from a package libdw does not read: its addresses, from the skeleton */
 	const Elf_Data *debug_addr;
 	uint64_t addr_base;
@@ -315,7 +332,10 @@ static void ct_subprogram(struct ct_walk *w, Dwarf_Die *fn)
 		return; /* no code, or code the linker dropped */
 	if (!(name = ct_fn_name(fn)) || !*name)
 		return;
-	ct_proto_text(fn, &w->cu, addr, text);
+	if (ct_is_clone(&w->clones, addr))
+		strcpy(text, "|"); /* its parameters are not the ones DWARF has */
+	else
+		ct_proto_text(fn, &w->cu, addr, text);
 	w->cb(w->ctx, addr, name, text);
 	w->count++;
 }
@@ -396,6 +416,7 @@ int ct_dwarf_protos(const char *path, ct_dwarf_proto_fn cb, void *ctx)
 	}
 	Elf *elf = dwarf_getelf(dbg);
 	w.linked = elf && gelf_getehdr(elf, &eh) && eh.e_type != ET_REL;
+	ct_clones_read(elf, &w.clones);
 	while (dwarf_get_units(dbg, cu, &cu, &version, &type, &cudie, &subdie) == 0) {
 		if (type == DW_UT_skeleton && !subdie.addr) {
 			if (!dwp_tried++)
@@ -412,6 +433,7 @@ int ct_dwarf_protos(const char *path, ct_dwarf_proto_fn cb, void *ctx)
 		ct_walk_die(&w, &w.cu, 0);
 	}
 	ct_dwp_close(dwp);
+	ct_clones_free(&w.clones);
 	dwarf_end(dbg);
 	close(fd);
 	return w.count;

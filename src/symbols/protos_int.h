@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by protos.c (functions), protos_abi.c (how types are passed), protos_text.c (as text)
- * and protos_dwp.c (DWARF packages). */
+/*
+ * Shared by the parts of protos.c (functions, their walk): protos_abi.c (how
+ * types are passed), protos_text.c (values as text), protos_dwp.c (DWARF
+ * packages) and protos_clones.c (gcc's clones).
+ */
 #ifndef CT_SYMBOLS_PROTOS_INT_H
 #define CT_SYMBOLS_PROTOS_INT_H
 
@@ -9,6 +12,8 @@
 #include <stdint.h>
 
 #include "../common/proto.h"
+
+/* ---- protos_abi.c ---- */
 
 /* The classes of the SysV x86-64 ABI, for each eightbyte of a value. */
 enum ct_class { CT_NO_CLASS, CT_INTEGER, CT_SSE, CT_SSEUP, CT_X87, CT_X87UP, CT_MEMORY };
@@ -38,7 +43,7 @@ int ct_is_long_double(Dwarf_Die *peeled);
 void ct_type_abi(Dwarf_Die *type, struct ct_abi *a);
 uint64_t ct_udata(Dwarf_Die *die, int name, uint64_t dflt);
 
-/* protos_dwp.c: split units from a DWARF package (prog.dwp), when libdw does not read it. */
+/* ---- protos_dwp.c: split units from a package (prog.dwp), when libdw does not read it ---- */
 struct ct_dwp;
 struct ct_dwp_unit {
 	uint8_t *image; /* the unit's parts of the package, as a .dwo in memory */
@@ -57,6 +62,18 @@ const Elf_Data *ct_debug_addr(Elf *elf);
 /* The low_pc of a function of such a unit, from the skeleton's DW_AT_addr_base. */
 int ct_dwp_lowpc(Dwarf_Die *die, const Elf_Data *debug_addr, uint64_t addr_base, uint64_t *addr);
 
+/* ---- protos_clones.c: the addresses of gcc's clones (foo.isra.0), whose DWARF is foo's ---- */
+struct ct_clones {
+	uint64_t *addrs; /* sorted */
+	size_t n, cap;
+};
+
+void ct_clones_read(Elf *elf, struct ct_clones *c);
+int ct_is_clone(const struct ct_clones *c, uint64_t addr);
+void ct_clones_free(struct ct_clones *c);
+
+/* ---- protos_text.c: values as text, and where they are ---- */
+
 /* A bounded text buffer of cap + 1 bytes: past cap, over is set and nothing more is taken. */
 struct ct_sb {
 	char *buf;
@@ -66,8 +83,6 @@ struct ct_sb {
 
 void ct_sb_put(struct ct_sb *b, const char *s);
 void ct_sb_putf(struct ct_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* protos_text.c: values as text, and where they are */
 
 /* Registers and stack words the arguments took so far. */
 struct ct_regs {

@@ -6,9 +6,11 @@
 # from where it was built; .dwp when llvm-dwp can make one) and compressed
 # debug sections. dump_protos (built against build/obj) prints each
 # function's prototype; every function NAME.protos lists must have exactly
-# the prototype written there ('*' matches anything), the same for every
-# build. Functions are found by their symbol's address, so a clone gcc makes
-# (foo.isra.0) is never taken for the function.
+# the prototype written there ('*' matches anything; a name may be a glob,
+# and two lines for one name are alternatives), the same for every build.
+# Functions are found by their symbol's address, so a clone gcc makes
+# (foo.isra.0) is never taken for the function; moved.c checks what such
+# clones, and clang's changed signatures, get: "|".
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -57,7 +59,11 @@ check() {
 	nm --defined-only "$bin" >"$d/nm" 2>&1
 	if "$PY" - "$want" "$d/protos" "$d/nm" >"$d/check" 2>&1 <<'PY'; then
 import fnmatch, sys
-want = [l.rstrip('\n').split('\t', 1) for l in open(sys.argv[1]) if l.strip() and l[0] != '#']
+want = {}  # symbol name or glob -> the prototypes it may have
+for l in open(sys.argv[1]):
+    if l.strip() and l[0] != '#':
+        name, proto = l.rstrip('\n').split('\t', 1)
+        want.setdefault(name, []).append(proto)
 got = {}  # address -> [(dwarf name, proto, flags)]
 for l in open(sys.argv[2]):
     f = l.rstrip('\n').split('\t')
@@ -68,20 +74,22 @@ for l in open(sys.argv[3]):
     if len(f) == 3 and f[1] in 'TtWw':
         syms.setdefault(f[2], int(f[0], 16))
 bad = []
+cut = lambda s: s if len(s) < 300 else s[:300] + '...'
 for addr, entries in got.items():
     for name, proto, flags in entries:
         if flags:
-            bad.append('%s: %s: %s' % (name, ' '.join(flags), proto[:200]))
-for name, proto in want:
-    if name not in syms:
+            bad.append('%s: %s: %s' % (name, ' '.join(flags), cut(proto)))
+for name, protos in want.items():
+    matched = [s for s in syms if fnmatch.fnmatchcase(s, name)]
+    if not matched:
         bad.append('%s: no such function in the program' % name)
-        continue
-    have = [p for _, p, _ in got.get(syms[name], [])]
-    if not have:
-        bad.append('%s: no prototype at its address %#x' % (name, syms[name]))
-    elif not any(fnmatch.fnmatchcase(p, proto) for p in have):
-        cut = lambda s: s if len(s) < 300 else s[:300] + '...'
-        bad.append('%s:\n      want %s\n      got  %s' % (name, cut(proto), cut(' | '.join(have))))
+    for sym in matched:
+        have = [p for _, p, _ in got.get(syms[sym], [])]
+        if not have:
+            bad.append('%s: no prototype at its address %#x' % (sym, syms[sym]))
+        elif not any(fnmatch.fnmatchcase(p, w) for p in have for w in protos):
+            bad.append('%s:\n      want %s\n      got  %s' % (sym, cut(' or '.join(protos)),
+                                                           cut(' | '.join(have))))
 print('\n'.join(bad))
 sys.exit(1 if bad else 0)
 PY
@@ -136,6 +144,15 @@ for prog in sigs sigs_cpp; do
 		fi
 		mv "$out/$name/built/"* "$out/$name/" && rmdir "$out/$name/built"
 		check "$name" "$out/$name/prog" "$here/$prog.protos"
+	done
+done
+
+# ---- signatures the compiler changed: "|", not the declared prototype -----------------
+for cc in gcc clang; do
+	for opt in O0 O2; do
+		name=moved-$cc-$opt want=$here/moved.protos
+		[ $opt = O2 ] && want=$here/moved-O2.protos
+		build "$name" $cc moved.c -g -$opt && check "$name" "$out/$name/prog" "$want"
 	done
 done
 
