@@ -26,6 +26,7 @@
 #include <stdlib.h>
 
 #include "export.h"
+#include "values.h"
 
 /* Copy a string literal (without its NUL) to p and advance p. */
 #define CT_PUT_LIT(p, lit)                                                                         \
@@ -37,6 +38,7 @@
 struct ct_cr_frame {
 	uint64_t ts;	    /* start, ns */
 	struct ct_buf held; /* its children that started with it, to write after it */
+	struct ct_buf vals; /* record -a: "args":"…","returned":"…" */
 };
 
 struct ct_cr {
@@ -54,6 +56,7 @@ struct ct_cr {
 	struct ct_map procs;   /* process names written: instance + 1 */
 	struct ct_map threads; /* threads named: ct_export_thread_key */
 	int any;	       /* some event written */
+	struct ct_values_cache values;
 };
 
 /* s as a JSON string (quotes included) into b; bytes that are not UTF-8 become U+FFFD. */
@@ -241,6 +244,25 @@ static void ct_cr_enter(void *ctx, const struct ct_call *c)
 	struct ct_cr_frame *fr = &r->stack[r->open++];
 	fr->ts = ct_xns(r->x->t, c->enter_clock);
 	fr->held.len = 0;
+	fr->vals.len = 0;
+	char args[1024];
+	if (__builtin_expect(c->values != NULL, 0) &&
+	    ct_call_args_text(&r->values, c->values, args, sizeof(args))) {
+		ct_buf_append(&fr->vals, "\"args\":", 7);
+		ct_json_quote(&fr->vals, args);
+	}
+}
+
+/* record -a: the value returned joins the arguments in the event's args. */
+static void ct_cr_returned(struct ct_cr *r, struct ct_cr_frame *fr, const struct ct_call *c)
+{
+	char ret[1024];
+	if (!ct_call_ret_text(&r->values, c->values, ret, sizeof(ret)))
+		return;
+	if (fr->vals.len)
+		ct_buf_append(&fr->vals, ",", 1);
+	ct_buf_append(&fr->vals, "\"returned\":", 11);
+	ct_json_quote(&fr->vals, ret);
 }
 
 static void ct_cr_exit(void *ctx, const struct ct_call *c)
@@ -259,6 +281,8 @@ static void ct_cr_exit(void *ctx, const struct ct_call *c)
 	}
 	struct ct_cr_frame *fr = &r->stack[--r->open];
 	const char *name = ct_cr_name(r, c->func, &nlen);
+	if (__builtin_expect(c->values != NULL, 0))
+		ct_cr_returned(r, fr, c);
 	uint64_t end = ct_xns(r->x->t, c->exit_clock);
 	if (end < fr->ts)
 		end = fr->ts;
@@ -267,13 +291,13 @@ static void ct_cr_exit(void *ctx, const struct ct_call *c)
 	struct ct_buf *held = ct_cr_held_for(r, r->open, fr->ts);
 	struct ct_xout *o = &r->x->out;
 	if (!held) /* straight into the output */
-		p = ct_xout_room(o, 200 + nlen + fr->held.len);
-	else if (nlen > 64)
+		p = ct_xout_room(o, 200 + nlen + fr->vals.len + fr->held.len);
+	else if (nlen > 64 || fr->vals.len)
 		p = NULL;
 	uint8_t *start = p;
 	struct ct_buf big = { 0 };
 	if (!p) {
-		ct_buf_reserve(&big, 200 + nlen);
+		ct_buf_reserve(&big, 200 + nlen + fr->vals.len);
 		p = start = big.data;
 	}
 	CT_PUT_LIT(p, ",\n{\"ph\":\"X\",\"name\":");
@@ -283,10 +307,17 @@ static void ct_cr_exit(void *ctx, const struct ct_call *c)
 	p = ct_put_us(p, fr->ts);
 	CT_PUT_LIT(p, ",\"dur\":");
 	p = ct_put_us(p, end - fr->ts);
-	if (c->how == CT_CLOSE_UNWOUND) {
-		CT_PUT_LIT(p, ",\"args\":{\"close\":\"unwound\"}");
-	} else if (c->how == CT_CLOSE_UNFINISHED) {
-		CT_PUT_LIT(p, ",\"args\":{\"close\":\"unfinished\"}");
+	if (c->how == CT_CLOSE_UNWOUND || c->how == CT_CLOSE_UNFINISHED || fr->vals.len) {
+		CT_PUT_LIT(p, ",\"args\":{");
+		if (c->how == CT_CLOSE_UNWOUND)
+			CT_PUT_LIT(p, "\"close\":\"unwound\"");
+		else if (c->how == CT_CLOSE_UNFINISHED)
+			CT_PUT_LIT(p, "\"close\":\"unfinished\"");
+		if (fr->vals.len && c->how != CT_CLOSE_RETURN)
+			*p++ = ',';
+		memcpy(p, fr->vals.data, fr->vals.len);
+		p += fr->vals.len;
+		*p++ = '}';
 	}
 	memcpy(p, r->ids, r->ids_len);
 	p += r->ids_len;
@@ -357,8 +388,10 @@ int ct_export_chrome(struct ct_export *x)
 		free(r.names[i]);
 	free(r.names);
 	free(r.name_len);
-	for (uint32_t i = 0; i < r.cap; i++)
+	for (uint32_t i = 0; i < r.cap; i++) {
 		ct_buf_free(&r.stack[i].held);
+		ct_buf_free(&r.stack[i].vals);
+	}
 	free(r.stack);
 	ct_map_free(&r.procs);
 	ct_map_free(&r.threads);

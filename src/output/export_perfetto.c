@@ -67,6 +67,7 @@
 #include <stdlib.h>
 
 #include "export.h"
+#include "values.h"
 
 enum {
 	PB_VARINT = 0,
@@ -102,6 +103,9 @@ enum {
 	F_THD_PID = 1,
 	F_THD_TID = 2,
 	F_THD_NAME = 5,
+	F_TE_DEBUG_ANNOTATIONS = 4,
+	F_DA_STRING_VALUE = 6,
+	F_DA_NAME = 10,
 	F_TE_TYPE = 9,
 	F_TE_NAME_IID = 10,
 	F_TE_NAME = 23,
@@ -234,6 +238,7 @@ struct ct_pf {
 	struct ct_map procs;   /* process images described: instance + 1 */
 	struct ct_map threads; /* threads described: ct_export_thread_key -> track uuid */
 	struct pb_msg m;
+	struct ct_values_cache values; /* record -a: arguments and return values as text */
 };
 
 /* Write m as one TracePacket and empty it. */
@@ -386,8 +391,36 @@ static inline void ct_pf_event(struct ct_pf *f, uint64_t delta, unsigned type, u
 	ct_xout_commit(&f->x->out, p);
 }
 
+/* A debug annotation "key": "text" of the TrackEvent being built (record -a's values). */
+static void ct_pf_annotate(struct ct_pf *f, const char *key, const char *text)
+{
+	pb_open(&f->m, F_TE_DEBUG_ANNOTATIONS);
+	pb_put_str(&f->m, F_DA_NAME, key);
+	pb_put_str(&f->m, F_DA_STRING_VALUE, text);
+	pb_close(&f->m);
+}
+
+/*
+ * A slice begin or end with what the call was given or returned, and its
+ * name interned first if the sequence has not seen it (func: UINT32_MAX for none).
+ */
+static void ct_pf_event_values(struct ct_pf *f, uint64_t delta, unsigned type, uint32_t func,
+			       const char *key, const char *text)
+{
+	pb_put_varint(&f->m, F_PKT_TIMESTAMP, delta);
+	pb_put_varint(&f->m, F_PKT_SEQ_ID, f->seq);
+	pb_open(&f->m, F_PKT_TRACK_EVENT);
+	pb_put_varint(&f->m, F_TE_TYPE, type);
+	if (func != UINT32_MAX)
+		pb_put_varint(&f->m, F_TE_NAME_IID, (uint64_t)func + 1);
+	ct_pf_annotate(f, key, text);
+	pb_close(&f->m);
+	pb_put_varint(&f->m, F_PKT_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	ct_pf_emit(f);
+}
+
 /* A slice begin whose name the sequence has not interned yet: intern it in the same packet. */
-static void ct_pf_begin_named(struct ct_pf *f, uint64_t delta, uint32_t func)
+static void ct_pf_begin_named(struct ct_pf *f, uint64_t delta, uint32_t func, const char *args)
 {
 	const struct ct_func *fn = ct_symbols_func(f->x->sym, func);
 	uint64_t iid = (uint64_t)func + 1;
@@ -406,6 +439,8 @@ static void ct_pf_begin_named(struct ct_pf *f, uint64_t delta, uint32_t func)
 	pb_open(&f->m, F_PKT_TRACK_EVENT);
 	pb_put_varint(&f->m, F_TE_TYPE, TYPE_SLICE_BEGIN);
 	pb_put_varint(&f->m, F_TE_NAME_IID, iid);
+	if (args)
+		ct_pf_annotate(f, "args", args);
 	pb_close(&f->m);
 	pb_open(&f->m, F_PKT_INTERNED_DATA);
 	pb_open(&f->m, F_ID_EVENT_NAMES);
@@ -448,11 +483,17 @@ static void ct_pf_enter(void *ctx, const struct ct_call *c)
 	if (__builtin_expect(!f->started, 0))
 		ct_pf_start(f);
 	uint64_t d = ct_pf_delta(f, c->enter_clock);
+	char args[1024];
+	int has_args = c->values && ct_call_args_text(&f->values, c->values, args, sizeof(args));
 	f->open++;
-	if (__builtin_expect(c->func < f->nnamed && f->named[c->func] == f->seq, 1))
-		ct_pf_event(f, d, TYPE_SLICE_BEGIN, (uint64_t)c->func + 1);
-	else
-		ct_pf_begin_named(f, d, c->func);
+	if (__builtin_expect(c->func < f->nnamed && f->named[c->func] == f->seq, 1)) {
+		if (__builtin_expect(!has_args, 1))
+			ct_pf_event(f, d, TYPE_SLICE_BEGIN, (uint64_t)c->func + 1);
+		else
+			ct_pf_event_values(f, d, TYPE_SLICE_BEGIN, c->func, "args", args);
+	} else {
+		ct_pf_begin_named(f, d, c->func, has_args ? args : NULL);
+	}
 }
 
 static void ct_pf_exit(void *ctx, const struct ct_call *c)
@@ -470,7 +511,13 @@ static void ct_pf_exit(void *ctx, const struct ct_call *c)
 		return;
 	}
 	f->open--;
-	ct_pf_event(f, ct_pf_delta(f, c->exit_clock), TYPE_SLICE_END, 0);
+	char ret[1024];
+	if (__builtin_expect(!c->values, 1) ||
+	    !ct_call_ret_text(&f->values, c->values, ret, sizeof(ret)))
+		ct_pf_event(f, ct_pf_delta(f, c->exit_clock), TYPE_SLICE_END, 0);
+	else /* the end's annotations join the slice's */
+		ct_pf_event_values(f, ct_pf_delta(f, c->exit_clock), TYPE_SLICE_END, UINT32_MAX,
+				   "returned", ret);
 }
 
 static void ct_pf_mark(void *ctx, const struct ct_event *ev, uint32_t depth)

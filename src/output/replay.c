@@ -48,9 +48,7 @@ struct ct_replay {
 	struct ct_call held_call;
 	char held_args[1024]; /* its arguments, as text */
 	uint64_t held_site;   /* its return address (0: unknown) */
-	const char *proto;    /* the last prototype parsed, and the result */
-	struct ct_proto parsed;
-	int parsed_ok;
+	struct ct_values_cache values;
 	char tid_col[16]; /* " [  4711] | " */
 	size_t tid_col_len;
 };
@@ -96,18 +94,6 @@ static const char *ct_name(struct ct_replay *r, uint32_t func)
 	return ct_symbols_func(r->sym, func)->name;
 }
 
-/* The call's prototype, parsed (the last one is kept: calls repeat); NULL if none. */
-static const struct ct_proto *ct_proto_of(struct ct_replay *r, const struct ct_call_values *v)
-{
-	if (!v || !v->proto)
-		return NULL;
-	if (v->proto != r->proto) {
-		r->proto = v->proto;
-		r->parsed_ok = ct_proto_parse(v->proto, v->proto_len, &r->parsed) == 0;
-	}
-	return r->parsed_ok ? &r->parsed : NULL;
-}
-
 /* "name(args)", or "name()" (a pseudo frame's name alone). */
 static void ct_out_call(struct ct_replay *r, const char *name, const char *args)
 {
@@ -123,8 +109,7 @@ static void ct_out_call(struct ct_replay *r, const char *name, const char *args)
 static void ct_out_retval(struct ct_replay *r, const struct ct_call *c)
 {
 	char buf[1024];
-	const struct ct_proto *p = ct_proto_of(r, c->values);
-	if (!p || !c->values->ret || !ct_format_retval(p, c->values->ret, buf, sizeof(buf)))
+	if (!ct_call_ret_text(&r->values, c->values, buf, sizeof(buf)))
 		return;
 	ct_out_mem(r->out_, " = ", 3);
 	ct_out_str(r->out_, buf);
@@ -166,15 +151,12 @@ static void ct_flush_held(struct ct_replay *r)
 static void ct_replay_enter(void *ctx, const struct ct_call *c)
 {
 	struct ct_replay *r = ctx;
-	const struct ct_proto *p = ct_proto_of(r, c->values);
 	ct_take_turn(r);
 	ct_flush_held(r);
 	r->held = 1;
 	r->held_call = *c;
-	r->held_args[0] = 0;
 	r->held_site = c->values && c->values->args ? c->values->args->call_site : 0;
-	if (p && c->values->args)
-		ct_format_args(p, c->values->args, r->held_args, sizeof(r->held_args));
+	ct_call_args_text(&r->values, c->values, r->held_args, sizeof(r->held_args));
 }
 
 static const char *ct_close_note(enum ct_close how)

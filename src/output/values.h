@@ -34,4 +34,16 @@ size_t ct_format_retval(const struct ct_proto *p, const struct ct_captured *c, c
 size_t ct_format_value(const struct ct_pvalue *v, const struct ct_captured *c, char *buf,
 		       size_t len);
 
+/* call_values.c: a call's arguments or return value as text, its prototype parsed once in a row */
+struct ct_call_values;
+struct ct_values_cache {
+	const char *text; /* the prototype last parsed */
+	struct ct_proto parsed;
+	int ok;
+};
+size_t ct_call_args_text(struct ct_values_cache *vc, const struct ct_call_values *v, char *buf,
+			 size_t len);
+size_t ct_call_ret_text(struct ct_values_cache *vc, const struct ct_call_values *v, char *buf,
+			size_t len);
+
 #endif

@@ -82,6 +82,28 @@ for cc in gcc clang; do
 	done
 done
 
+# the exports carry the values: Chrome JSON "args", Perfetto debug annotations
+d=$out/gcc-O0-patch
+if [ -s "$d/t.data" ] && "$CT" export -f chrome -o "$d/t.json" -i "$d/t.data" 2>"$d/export.err" &&
+	"$CT" export -f perfetto -o "$d/t.pftrace" -i "$d/t.data" 2>>"$d/export.err"; then
+	"$PY" - "$d/t.json" "$d/t.pftrace" "$root/tests/export" >"$d/export.out" 2>&1 <<'PY' &&
+import json, sys
+sys.path.insert(0, sys.argv[3])
+import check
+events = json.load(open(sys.argv[1]))
+events = events["traceEvents"] if isinstance(events, dict) else events
+add = [e for e in events if e.get("ph") == "X" and e.get("name") == "add"]
+assert add and add[0].get("args") == {"args": "a=-5, b=7", "returned": "2"}, add
+check.decode_perfetto(sys.argv[2])  # well-formed
+data = open(sys.argv[2], "rb").read()
+for text in (b"a=-5, b=7", b"returned", b"GREEN"):
+    assert text in data, text
+PY
+		pass exports || fail exports "the exports do not carry add's values" "$d/export.out"
+else
+	fail exports "calltrace export failed" "$d/export.err"
+fi
+
 # -finstrument-functions: the hooks cannot see arguments; info and replay say so
 d=$out/finstrument
 if build "$d" gcc -g -O0 -finstrument-functions "$here/values.c" &&
