@@ -203,7 +203,8 @@ static void ct_emit_words(uint64_t *rec, uint32_t nwords, uintptr_t sp)
 	if (ct_likely((uintptr_t)(p + nwords) <= (uintptr_t)t->end)) {
 		p[2] = rec[2];
 		p[3] = rec[3];
-		memcpy(p + 4, rec + 4, (nwords - 4) * 8);
+		for (uint32_t i = 4; i < nwords; i++) /* a few words: no call to memcpy */
+			p[i] = rec[i];
 		__asm__ volatile("" ::: "memory");
 		p[1] = rec[1];
 		p[0] = rec[0];

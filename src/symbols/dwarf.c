@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * DWARF, through elfutils' libdw: where a function was declared. Used by
- * --no-std to hide what system headers declare (inline functions of the C++
- * standard library, of glibc's headers), the way Call Stack Logger keeps them
- * out of its instrumentation. One Dwarf handle per module file, kept open.
+ * DWARF, through elfutils' libdw: where a function was declared, and source
+ * lines. --no-std hides what system headers declare (inline functions of the
+ * C++ standard library, of glibc's headers), the way Call Stack Logger keeps
+ * them out of its instrumentation; replay --srcline shows where a function is
+ * defined and the line of a call (split units reached through their skeleton,
+ * units found by their ranges when there is no .debug_aranges). One Dwarf
+ * handle per module file, kept open.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
