@@ -533,6 +533,23 @@ static void ct_walker_feed(struct ct_walker *tw, const struct ct_event *ev, uint
 	ct_builder_event(&tw->b, ev);
 }
 
+/*
+ * The prototype of the function at addr in image instance: a forked child runs
+ * its parent's patched code, told once in the parent's image.
+ */
+static const char *ct_proto_of_call(struct ct_walk *w, uint32_t instance, uint64_t addr,
+				    size_t *len)
+{
+	for (int hops = 0; hops < 64 && instance; hops++) {
+		const char *text = ct_protomap_find(w->protos, instance, addr, len);
+		const struct ct_process_info *p = ct_trace_process(w->t, instance);
+		if (text || !p || !(p->rec.flags & CT_PROC_FORKED))
+			return text;
+		instance = p->rec.parent_instance;
+	}
+	return NULL;
+}
+
 /* Does ev carry the values of the held call? Then they are ready in tw->values. */
 static int ct_values_for_held(struct ct_walker *tw, const struct ct_event *ev)
 {
@@ -548,8 +565,7 @@ static int ct_values_for_held(struct ct_walker *tw, const struct ct_event *ev)
 		w->protos = ct_protomap_open(w->t);
 		w->nprotos_seen = w->t->nprotos;
 	}
-	tw->values.proto = ct_protomap_find(w->protos, tw->th->instance, h->addr,
-					    &tw->values.proto_len);
+	tw->values.proto = ct_proto_of_call(w, tw->th->instance, h->addr, &tw->values.proto_len);
 	tw->values.args = want == CT_EXT_ARGS ? &tw->captured : NULL;
 	tw->values.ret = want == CT_EXT_RETVAL ? &tw->captured : NULL;
 	return 1;

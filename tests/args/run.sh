@@ -82,6 +82,14 @@ for cc in gcc clang; do
 	done
 done
 
+# a forked child shows its values too (prototypes told in the parent's image)
+d=$out/fork
+if build "$d" gcc -g -O0 "$here/fork.c"; then
+	check fork "$d" fork.expect -a -- "$d/prog"
+else
+	fail fork/build "gcc failed" "$d/build.log"
+fi
+
 # the exports carry the values: Chrome JSON "args", Perfetto debug annotations
 d=$out/gcc-O0-patch
 if [ -s "$d/t.data" ] && "$CT" export -f chrome -o "$d/t.json" -i "$d/t.data" 2>"$d/export.err" &&
