@@ -52,8 +52,11 @@ typedef int (*ct_protos_fn)(const char *path,
 			    void *ctx);
 static ct_protos_fn ct_dwarf_protos_of;
 
-/* CT_EXT_PROTOS being filled */
-static uint8_t ct_protos_buf[CT_EXT_MAX_WORDS * 8];
+/*
+ * CT_EXT_PROTOS being filled: small enough for a record to fit the smallest
+ * chunk (record --chunk-size 4K); a longer prototype is not told.
+ */
+static uint8_t ct_protos_buf[3584];
 static size_t ct_protos_len;
 
 static void ct_args_parse(void)

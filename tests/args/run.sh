@@ -82,6 +82,14 @@ for cc in gcc clang; do
 	done
 done
 
+# the smallest chunks still carry the prototypes and the values
+d=$out/chunk4k
+if build "$d" gcc -g -O2 "$here/values.c"; then
+	check chunk4k "$d" values.expect -a --chunk-size 4K -- "$d/prog"
+else
+	fail chunk4k/build "gcc failed" "$d/build.log"
+fi
+
 # a forked child shows its values too (prototypes told in the parent's image)
 d=$out/fork
 if build "$d" gcc -g -O0 "$here/fork.c"; then
