@@ -19,8 +19,11 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 # The tool: everything but the runtime.
-TOOL_DIRS := src/common src/util src/format src/symbols src/analysis src/output src/record src/cli
-TOOL_SRCS := $(foreach d,$(TOOL_DIRS),$(wildcard $(d)/*.c))
+TOOL_DIRS := src/common src/util src/format src/symbols src/analysis src/output src/record src/cli \
+	src/ptrace
+# the ptrace method shares the runtime's function selection and instruction relocation
+TOOL_SRCS := $(foreach d,$(TOOL_DIRS),$(wildcard $(d)/*.c)) src/runtime/select.c \
+	src/arch/x86_64/relocate.c src/arch/x86_64/decode.c
 TOOL_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TOOL_SRCS))
 
 # The runtime, loaded into traced programs: never instrumented, hidden symbols,
@@ -72,7 +75,7 @@ wrappers:
 endif
 
 $(BUILD)/calltrace: $(TOOL_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lstdc++ -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lZydis -lstdc++ -lm -ldl
 
 $(BUILD)/libcalltrace.so: $(RT_OBJS)
 	$(CC) -shared $(LDFLAGS) -Wl,-z,now -Wl,-soname,libcalltrace.so -o $@ $^ -lZydis -ldl

@@ -101,6 +101,8 @@ struct ct_cli_filter {
 int ct_trace_opt(const char *cmd, int c, const char *arg);
 /* argspec.c: -A (kind 'A') or -R ('R'); -1 after an error. */
 int ct_argspec_add(const char *cmd, char kind, const char *spec);
+/* --method=ptrace: the program runs under a tracer process, not with the runtime. */
+int ct_trace_ptrace(void);
 /* Does the program fit the method? -1 after an error. */
 int ct_trace_check(const char *cmd, const char *prog);
 

@@ -116,6 +116,7 @@ static int ct_live_parse(int argc, char **argv, struct ct_live_args *a, int *sta
 		return 0;
 	}
 	a->rec.argv = argv + optind;
+	a->rec.ptrace = ct_trace_ptrace();
 	if (ct_trace_check("live", a->rec.argv[0]) < 0)
 		return 0;
 	return 1;

@@ -124,6 +124,11 @@ int ct_cmd_record(int argc, char **argv)
 	o.argv = argv + optind;
 	if (ct_trace_check("record", o.argv[0]) < 0)
 		return CT_EXIT_USAGE;
+	o.ptrace = ct_trace_ptrace();
+	if (o.ptrace && (o.ring_size || o.lossy)) {
+		ct_error("record: --method=ptrace is lossless: no --ring or --lossy");
+		return CT_EXIT_USAGE;
+	}
 	size_t crashes = 0;
 	o.crashes = &crashes;
 	int status = ct_record(&o);

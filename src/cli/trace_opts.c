@@ -12,7 +12,8 @@
 #include "cli.h"
 #include "../symbols/symbols.h"
 
-static const char *const ct_methods[] = { "auto", "finstrument", "fentry", "patchable", "patch" };
+static const char *const ct_methods[] = { "auto",	 "finstrument", "fentry",
+					   "patchable", "patch",       "ptrace" };
 static const char *ct_method = "auto";
 
 static int ct_add_pattern_env(const char *cmd, const char *pat)
@@ -65,7 +66,8 @@ int ct_trace_opt(const char *cmd, int c, const char *arg)
 				return 0;
 			}
 		}
-		ct_error("%s: --method takes auto, finstrument, fentry, patchable or patch, not '%s'",
+		ct_error("%s: --method takes auto, finstrument, fentry, patchable, patch or ptrace, "
+			 "not '%s'",
 			 cmd, arg);
 		return -1;
 	default:
@@ -115,6 +117,11 @@ static int ct_method_fits(const char *cmd, const char *prog, const struct ct_elf
 	return -1;
 }
 
+int ct_trace_ptrace(void)
+{
+	return !strcmp(ct_method, "ptrace");
+}
+
 int ct_trace_check(const char *cmd, const char *prog)
 {
 	struct ct_elf_probe e;
@@ -125,9 +132,16 @@ int ct_trace_check(const char *cmd, const char *prog)
 		free(path);
 		return 0; /* not found or not ELF (a script): the launch says what is wrong */
 	}
-	if (e.is_static) {
-		ct_error("%s: %s is statically linked: the calltrace runtime cannot be loaded into it",
-			 cmd, prog);
+	if (ct_trace_ptrace()) {
+		if (getenv("CALLTRACE_ARGS") || getenv("CALLTRACE_ARGSPEC") ||
+		    getenv("CALLTRACE_LIBCALLS")) {
+			ct_error("%s: --method=ptrace records calls and returns only (no -a/-A/-R, "
+				 "no --libcalls)", cmd);
+			rc = -1;
+		}
+	} else if (e.is_static) {
+		ct_error("%s: %s is statically linked: the calltrace runtime cannot be loaded into it "
+			 "(--method=ptrace traces it)", cmd, prog);
 		rc = -1;
 	} else if (ct_method_fits(cmd, prog, &e) < 0) {
 		rc = -1;

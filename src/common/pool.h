@@ -49,6 +49,7 @@
 #define CT_METHOD_PATCHABLE   4u /* patchable entries we made call __fentry__ */
 #define CT_METHOD_MCOUNT      8u /* -pg without -mfentry: mcount */
 #define CT_METHOD_PATCH	      16u /* functions we patched in memory */
+#define CT_METHOD_PTRACE      32u /* breakpoints set by the tracer (record --method=ptrace) */
 
 /* Why a function was left unpatched (ct_pool_ctl.skips). */
 enum ct_skip_reason {

@@ -21,6 +21,7 @@
 
 #include "record.h"
 #include "../arch/x86_64/arch.h"
+#include "../ptrace/ptrace.h"
 
 static volatile sig_atomic_t ct_forward_sig, ct_interrupted;
 
@@ -339,7 +340,7 @@ static void ct_write_method(struct ct_session *s)
 	if (m & CT_METHOD_PATCHABLE) /* the entries we patched call __fentry__ */
 		m &= ~CT_METHOD_FENTRY;
 	static const char *const names[] = { "finstrument", "fentry", "patchable", "mcount",
-					     "patch" };
+					     "patch",	    "ptrace" };
 	for (unsigned i = 0; i < CT_ARRAY_SIZE(names); i++)
 		if (m & (1u << i))
 			snprintf(methods + strlen(methods), sizeof(methods) - strlen(methods), "%s%s",
@@ -504,7 +505,10 @@ int ct_record(const struct ct_record_opts *o)
 	struct ct_clock_sample start = ct_sample(s.clock);
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	s.child = ct_launch(o->argv, runtime, s.pool.path, o->no_follow, &status);
+	if (o->ptrace)
+		s.child = ct_ptrace_launch(o->argv, s.pool.ctl, !o->no_follow, &status);
+	else
+		s.child = ct_launch(o->argv, runtime, s.pool.path, o->no_follow, &status);
 	free(runtime);
 	if (s.child < 0) {
 		ct_pool_destroy(&s.pool);

@@ -27,6 +27,7 @@ struct ct_record_opts {
 	int keep_quiet; /* live: no "ended; still recording" note */
 	int level;	    /* zstd level of event blocks */
 	pid_t serve_pid;    /* standalone: the process whose runtime started us */
+	int ptrace;	    /* --method=ptrace: a tracer process instead of the runtime */
 };
 
 #define CT_DEFAULT_OUTPUT     "calltrace.data"

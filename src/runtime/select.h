@@ -3,6 +3,10 @@
 #ifndef CT_RUNTIME_SELECT_H
 #define CT_RUNTIME_SELECT_H
 
+#ifndef CT_HIDDEN /* the ptrace method (src/ptrace) uses it in the tool too */
+#define CT_HIDDEN __attribute__((visibility("hidden")))
+#endif
+
 /* record --method, in this order */
 enum { CT_SEL_AUTO, CT_SEL_FINSTRUMENT, CT_SEL_FENTRY, CT_SEL_PATCHABLE, CT_SEL_PATCH };
 

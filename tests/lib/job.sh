@@ -22,9 +22,20 @@ prog=$1 combo=$2
 IFS=- read -r family opt method <<<"$combo"
 method=${method:-finstrument}
 # patchlc: patch, and record --libcalls; the library calls are not counted by the programs
-libcalls=0
+# ptrace: built and selected as for patch, traced by record --method=ptrace
+libcalls=0 use_ptrace=0
 if [ "$method" = patchlc ]; then
 	method=patch libcalls=1
+fi
+if [ "$method" = ptrace ]; then
+	# CT-METHODS may leave ptrace out; otherwise it sees what patch sees
+	methods=$(sed -n 's/^.*CT-METHODS:[[:space:]]*\(.*\)$/\1/p' "$ROOT/tests/programs/$prog".c* | sed 's/[[:space:]]*\*\/[[:space:]]*$//')
+	if [ -n "$methods" ] && ! [[ " $methods " == *" ptrace "* ]]; then
+		mkdir -p "$OUT/results"
+		echo "ok $prog/$combo/build # SKIP not for ptrace (CT-METHODS: $methods)" >"$OUT/results/$prog.$combo"
+		exit 0
+	fi
+	method=patch use_ptrace=1
 fi
 P=$ROOT/tests/programs
 LIB=$ROOT/tests/lib
@@ -134,6 +145,7 @@ if [ "$method" = patch ]; then
 	# not the program's, and not seen by the other methods
 	rec_opts+=(-P '!atexit' -P '!at_quick_exit' -P '!pthread_atfork')
 	[ $libcalls = 1 ] && rec_opts+=(--libcalls)
+	[ $use_ptrace = 1 ] && rec_opts+=(--method=ptrace)
 	for f in $(sed -n 's/^.*NOTRACE[^(]*[ *]\([A-Za-z_][A-Za-z_0-9]*\)(.*$/\1/p' "${srcs[@]}" | sort -u); do
 		rec_opts+=(-P "!$f")
 	done

@@ -311,3 +311,44 @@ int ct_arch_encode_patch(const struct ct_arch_func *f, uintptr_t tramp, uint8_t 
 	memset(out + 5, 0xcc, f->moved - 5u);
 	return 1;
 }
+
+/*
+ * "call *r/m" (ff /2) whose operand does not use %rsp: pushing the return
+ * address by hand and "jmp *r/m" (ff /4, the same operand) do the same.
+ */
+static uint8_t *ct_relocate_indirect_call(const ZydisDecodedInstruction *insn, const uint8_t *src,
+					  uintptr_t old_ip, uint8_t *p)
+{
+	const uint8_t mod = insn->raw.modrm.mod, rm = insn->raw.modrm.rm;
+	if (insn->opcode != 0xff || insn->raw.modrm.reg != 2 || ct_x86_is_rip_relative(insn))
+		return NULL;
+	if (!insn->raw.rex.B && ((mod == 3 && rm == 4) || (mod != 3 && rm == 4 && insn->raw.sib.base == 4)))
+		return NULL;
+	p = ct_push_return(p, old_ip + insn->length);
+	memcpy(p, src, insn->length);
+	p[insn->raw.modrm.offset] = (uint8_t)((p[insn->raw.modrm.offset] & ~0x38) | 4 << 3);
+	return p + insn->length;
+}
+
+int ct_arch_build_ool(const uint8_t *code, size_t avail, uintptr_t orig, uintptr_t at,
+		      uint8_t *out, uint8_t *insn_len)
+{
+	ZydisDecodedInstruction insn;
+	if (!ct_x86_decode(code, avail, &insn))
+		return 0;
+	*insn_len = insn.length;
+	uint8_t *p = NULL;
+	if (ct_moved_size(&insn))
+		p = ct_relocate_one(&insn, code, orig, at, out);
+	else if (insn.meta.category == ZYDIS_CATEGORY_CALL)
+		p = ct_relocate_indirect_call(&insn, code, orig, out);
+	if (!p)
+		return 0;
+	if (insn.meta.category == ZYDIS_CATEGORY_CALL ||
+	    insn.meta.category == ZYDIS_CATEGORY_UNCOND_BR || insn.meta.category == ZYDIS_CATEGORY_RET)
+		return (int)(p - out); /* never falls through */
+	*p = 0xe9;
+	if (!ct_arch_rel32(at + (uintptr_t)(p - out) + 5, orig + insn.length, p + 1))
+		return 0;
+	return (int)(p + 5 - out);
+}

@@ -54,4 +54,14 @@ int ct_arch_build_trampoline(const struct ct_arch_func *f, uintptr_t at, uintptr
 /* The bytes that replace the moved ones: a jump to the trampoline at tramp, then int3s. */
 int ct_arch_encode_patch(const struct ct_arch_func *f, uintptr_t tramp, uint8_t *out);
 
+/*
+ * Out of line, for the ptrace method: the instruction at code (runtime
+ * address orig, avail bytes readable) relocated to run at at, then a jump
+ * back to the next one; into out (CT_OOL_MAX bytes). Returns the bytes
+ * written, 0 if it cannot run elsewhere; *insn_len gets its length.
+ */
+#define CT_OOL_MAX 48
+int ct_arch_build_ool(const uint8_t *code, size_t avail, uintptr_t orig, uintptr_t at,
+		      uint8_t *out, uint8_t *insn_len);
+
 #endif

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* x86-64 specifics of the ptrace method: registers, the breakpoint, system calls. */
+#ifndef CT_ARCH_X86_64_PTRACE_H
+#define CT_ARCH_X86_64_PTRACE_H
+
+#include <stdint.h>
+#include <sys/user.h>
+
+#define CT_ARCH_BREAK	 0xcc /* int3 */
+#define CT_ARCH_BREAK_LEN 1   /* the pc after it is its address + 1 */
+#define CT_ARCH_STUB_LEN 3
+
+typedef struct user_regs_struct ct_regs;
+
+static inline uint64_t ct_regs_pc(const ct_regs *r)
+{
+	return r->rip;
+}
+
+static inline void ct_regs_set_pc(ct_regs *r, uint64_t pc)
+{
+	r->rip = pc;
+}
+
+static inline uint64_t ct_regs_sp(const ct_regs *r)
+{
+	return r->rsp;
+}
+
+/* The first argument register (a jmp_buf for longjmp). */
+static inline uint64_t ct_regs_arg0(const ct_regs *r)
+{
+	return r->rdi;
+}
+
+/* Where the thread's pointer guard is (glibc: %fs:0x30). */
+static inline uint64_t ct_regs_guard_addr(const ct_regs *r)
+{
+	return r->fs_base + 0x30;
+}
+
+/* The stack pointer a glibc jmp_buf at env restores, from its mangled word. */
+#define CT_ARCH_JMPBUF_SP_OFF (6 * 8)
+static inline uint64_t ct_arch_demangle(uint64_t v, uint64_t guard)
+{
+	return (v >> 17 | v << 47) ^ guard;
+}
+
+/* "syscall; int3": a system call of ours, then a stop. */
+static inline void ct_arch_syscall_stub(uint8_t out[CT_ARCH_STUB_LEN])
+{
+	out[0] = 0x0f;
+	out[1] = 0x05;
+	out[2] = CT_ARCH_BREAK;
+}
+
+/* Registers for system call nr with up to six arguments, to start at pc. */
+static inline void ct_regs_syscall(ct_regs *r, uint64_t pc, long nr, const long *a, int n)
+{
+	uint64_t *regs[6] = { (uint64_t *)&r->rdi, (uint64_t *)&r->rsi, (uint64_t *)&r->rdx,
+			      (uint64_t *)&r->r10, (uint64_t *)&r->r8,	(uint64_t *)&r->r9 };
+	r->rax = (uint64_t)nr;
+	r->orig_rax = UINT64_MAX; /* not in a system call: nothing to restart */
+	for (int i = 0; i < n && i < 6; i++)
+		*regs[i] = (uint64_t)a[i];
+	r->rip = pc;
+}
+
+static inline long ct_regs_retval(const ct_regs *r)
+{
+	return (long)r->rax;
+}
+
+#endif

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The modules of a traced process, from /proc/PID/maps: described in MODULE
+ * records for the readers, and given their breakpoints: entries of the
+ * functions -P selects (all of the program's by default, a library's when a
+ * pattern names it), and the few library functions that move a thread's
+ * stack without returning (longjmp, a C++ catch), which the tracer follows.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tracer.h"
+#include "../common/event.h"
+#include "../runtime/select.h"
+#include "../symbols/symbols.h"
+
+struct ct_pt_module {
+	uint64_t lo, hi, base;
+	char path[4096];
+};
+
+/* First PT_LOAD's address, page aligned: the module's load bias is its mapping's start minus this. */
+static int ct_first_load(const char *path, uint64_t *vaddr)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	Elf64_Ehdr eh;
+	int r = -1;
+	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64) {
+		for (unsigned i = 0; i < eh.e_phnum && r < 0; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+			    sizeof(ph))
+				break;
+			if (ph.p_type == PT_LOAD) {
+				*vaddr = ph.p_vaddr & ~(uint64_t)0xfff;
+				r = 0;
+			}
+		}
+	}
+	close(fd);
+	return r;
+}
+
+/*
+ * Calls fn for each ELF module mapped with code: consecutive mappings of
+ * one file, the first at file offset 0.
+ */
+typedef void (*ct_module_fn)(struct ct_tracer *tr, struct ct_pt_thread *t,
+			     const struct ct_pt_module *m, void *arg);
+
+static void ct_each_module(struct ct_tracer *tr, struct ct_pt_thread *t, ct_module_fn fn,
+			   void *arg)
+{
+	char path[64], line[4096 + 128];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->proc->pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	struct ct_pt_module m = { 0 };
+	int open_mod = 0, exec = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, off;
+		char perms[8];
+		int n = 0;
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s%n", &lo, &hi, perms, &off, &n) < 4)
+			continue;
+		char *file = line + n;
+		while (*file == ' ')
+			file++;
+		file[strcspn(file, "\n")] = 0;
+		if (open_mod && !strcmp(file, m.path) && off != 0) {
+			m.hi = hi;
+			exec |= perms[2] == 'x';
+			continue;
+		}
+		if (open_mod && exec)
+			fn(tr, t, &m, arg);
+		open_mod = 0;
+		uint64_t first;
+		if (file[0] != '/' || off != 0 || ct_first_load(file, &first) < 0)
+			continue;
+		open_mod = 1;
+		exec = perms[2] == 'x';
+		m.lo = lo;
+		m.hi = hi;
+		m.base = lo - first;
+		snprintf(m.path, sizeof(m.path), "%s", file);
+	}
+	if (open_mod && exec)
+		fn(tr, t, &m, arg);
+	fclose(f);
+}
+
+static void ct_describe_one(struct ct_tracer *tr, struct ct_pt_thread *t,
+			    const struct ct_pt_module *m, void *arg)
+{
+	char buf[sizeof(struct ct_ext_module) + 4096];
+	struct ct_ext_module *em = (void *)buf;
+	(void)arg;
+	memset(em, 0, sizeof(*em));
+	em->base = m->base;
+	em->lo = m->lo;
+	em->hi = m->hi;
+	size_t n = strlen(m->path);
+	memcpy(em + 1, m->path, n + 1);
+	em->path_len = (uint32_t)n + 1;
+	ct_pt_emit_ext(tr, t, CT_EXT_MODULE, em, (uint32_t)sizeof(*em) + em->path_len);
+}
+
+void ct_pt_describe_modules(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	ct_each_module(tr, t, ct_describe_one, NULL);
+}
+
+/* Library functions whose stops tell the tracer that frames were abandoned. */
+static const struct {
+	const char *name;
+	uint8_t flag;
+} ct_hooks[] = {
+	{ "longjmp", CT_BP_JUMP },	    { "_longjmp", CT_BP_JUMP },
+	{ "siglongjmp", CT_BP_JUMP },	    { "__longjmp_chk", CT_BP_JUMP },
+	{ "__libc_longjmp", CT_BP_JUMP },  { "__libc_siglongjmp", CT_BP_JUMP },
+	{ "__cxa_begin_catch", CT_BP_CATCH },
+};
+
+static uint8_t ct_hook_flag(const char *name)
+{
+	for (size_t i = 0; i < CT_ARRAY_SIZE(ct_hooks); i++)
+		if (!strcmp(ct_hooks[i].name, name))
+			return ct_hooks[i].flag;
+	return 0;
+}
+
+struct ct_arm {
+	const char *exe;
+	int what; /* CT_ARM_* */
+	size_t done;
+};
+
+static void ct_arm_one(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_pt_module *m,
+		       void *arg)
+{
+	struct ct_arm *a = arg;
+	int program = !strcmp(m->path, a->exe);
+	if (!(a->what & (program ? CT_ARM_PROGRAM : CT_ARM_LIBRARIES)))
+		return;
+	int selected = program || ct_select_library(m->path);
+	const char *b = ct_basename(m->path);
+	int hooks = !program && (!strncmp(b, "libc.so", 7) || !strncmp(b, "libstdc++", 9));
+	if (!selected && !hooks)
+		return;
+
+	struct ct_elf_funcs funcs;
+	char err[256];
+	if (ct_elf_read_funcs(m->path, NULL, &funcs, err, sizeof(err)) < 0)
+		return;
+	for (size_t i = 0; i < funcs.n; i++) {
+		const struct ct_elf_sym *s = &funcs.syms[i];
+		if (strchr(s->name, '@'))
+			continue; /* an import, at its GOT slot */
+		uint8_t flags = ct_hook_flag(s->name);
+		if (selected && s->size && ct_select_function(m->path, program, s->name))
+			flags |= CT_BP_ENTRY;
+		if (flags && ct_pt_bp_set(tr, t, m->base + s->value, flags) && (flags & CT_BP_ENTRY))
+			atomic_fetch_add(&tr->ctl->patched, 1);
+	}
+	ct_elf_funcs_free(&funcs);
+	a->done++;
+}
+
+int ct_pt_arm_image(struct ct_tracer *tr, struct ct_pt_thread *t, int what)
+{
+	char path[64], exe[4096];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->proc->pid);
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = 0;
+	struct ct_arm a = { .exe = exe, .what = what };
+	ct_select_prepare();
+	ct_each_module(tr, t, ct_arm_one, &a);
+	return a.done ? 0 : -1;
+}

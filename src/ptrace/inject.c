@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Making a stopped thread run a system call of ours (mmap for scratch
+ * memory): its registers saved, set for the call at our "syscall; int3"
+ * stub, run to the int3, and put back as they were. Until the process has
+ * a stub, the stub is written over the code at the thread's pc for the
+ * moment: only done while no other thread can run there (just after exec,
+ * or with every thread stopped by attach).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#include "tracer.h"
+#include "../arch/x86_64/ptrace_arch.h"
+
+/* Run the thread until it stops at pc (our int3 after the call); -1 if it died. */
+static int ct_run_to(struct ct_pt_thread *t, uint64_t pc, ct_regs *out)
+{
+	for (;;) {
+		int st;
+		if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+			return -1;
+		pid_t r;
+		do
+			r = waitpid(t->tid, &st, __WALL);
+		while (r < 0 && errno == EINTR);
+		if (r < 0 || !WIFSTOPPED(st))
+			return -1;
+		int sig = WSTOPSIG(st);
+		if (sig == SIGTRAP && (st >> 16) == 0) {
+			if (ptrace(PTRACE_GETREGS, t->tid, 0, out) < 0)
+				return -1;
+			if (ct_regs_pc(out) == pc)
+				return 0;
+		} else if ((st >> 16) == 0 && sig != SIGSTOP) {
+			t->pending_sig = sig; /* the program's: delivered once we are done */
+		}
+	}
+}
+
+long ct_pt_inject_syscall(struct ct_tracer *tr, struct ct_pt_thread *t, long nr, const long *args,
+			  int nargs)
+{
+	struct ct_pt_space *s = t->proc->space;
+	ct_regs saved, regs;
+	uint8_t code[CT_ARCH_STUB_LEN], stub[CT_ARCH_STUB_LEN];
+	(void)tr;
+
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0)
+		return -ESRCH;
+	uint64_t pc = s->stub;
+	if (!pc) {
+		pc = ct_regs_pc(&saved);
+		ct_arch_syscall_stub(stub);
+		if (ct_pt_read(s, pc, code, sizeof(code)) < 0 ||
+		    ct_pt_write(s, pc, stub, sizeof(stub)) < 0)
+			return -EFAULT;
+	}
+	regs = saved;
+	ct_regs_syscall(&regs, pc, nr, args, nargs);
+	long ret = -ESRCH;
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &regs) == 0 &&
+	    ct_run_to(t, pc + CT_ARCH_STUB_LEN, &regs) == 0)
+		ret = ct_regs_retval(&regs);
+	if (!s->stub)
+		ct_pt_write(s, pc, code, sizeof(code));
+	ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
+	return ret;
+}
+
+uint64_t ct_pt_inject_mmap(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t hint,
+			   size_t len, int prot)
+{
+	long args[6] = { (long)hint, (long)len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0 };
+	long r = ct_pt_inject_syscall(tr, t, SYS_mmap, args, 6);
+	return r < 0 && r > -4096 ? 0 : (uint64_t)r;
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Threads and processes of the ptrace method: clone, fork and vfork give
+ * the tracer a new thread or process (PTRACE_O_TRACE*); exec gives a process
+ * a new image, a new instance in the trace and new breakpoints.
+ */
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tracer.h"
+#include "../common/event.h"
+
+struct ct_pt_thread *ct_pt_thread_get(struct ct_tracer *tr, pid_t tid)
+{
+	uint64_t *v = ct_map_find(&tr->threads, (uint64_t)tid);
+	return v ? (struct ct_pt_thread *)(uintptr_t)*v : NULL;
+}
+
+struct ct_pt_thread *ct_pt_thread_add(struct ct_tracer *tr, pid_t tid, struct ct_pt_proc *p)
+{
+	struct ct_pt_thread *t = ct_calloc(1, sizeof(*t));
+	t->tid = tid;
+	t->proc = p;
+	t->chunk = -1;
+	int added;
+	*ct_map_put(&tr->threads, (uint64_t)tid, &added) = (uint64_t)(uintptr_t)t;
+	tr->nthreads++;
+	p->nthreads++;
+	for (size_t i = 0; i < tr->nearly; i++) {
+		if (tr->early[i] == tid) { /* its first stop came already: let it go */
+			tr->early[i] = tr->early[--tr->nearly];
+			t->started = 1;
+			ct_pt_resume(t, 0);
+		}
+	}
+	return t;
+}
+
+void ct_pt_early_stop(struct ct_tracer *tr, pid_t tid, int status)
+{
+	(void)status;
+	if (tr->nearly < CT_ARRAY_SIZE(tr->early))
+		tr->early[tr->nearly++] = tid;
+	else
+		ptrace(PTRACE_CONT, tid, 0, 0);
+}
+
+struct ct_pt_proc *ct_pt_proc_add(struct ct_tracer *tr, pid_t pid, struct ct_pt_space *space)
+{
+	struct ct_pt_proc *p = ct_calloc(1, sizeof(*p));
+	p->pid = pid;
+	p->instance = atomic_fetch_add(&tr->ctl->next_instance, 1) + 1;
+	p->space = space ? space : ct_pt_space_new(pid);
+	return p;
+}
+
+static void ct_proc_unref(struct ct_pt_proc *p)
+{
+	if (--p->nthreads > 0)
+		return;
+	ct_pt_space_put(p->space);
+	free(p);
+}
+
+/* The thread's last records: its chunk goes out marked as its last. */
+static void ct_thread_close(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	if (t->chunk >= 0) {
+		uint64_t end = 0;
+		ct_pt_emit_ext(tr, t, CT_EXT_THREAD_END, &end, sizeof(end));
+		ct_pt_publish(tr, t, CT_CHUNK_LAST);
+	}
+	t->thread_seq = 0;
+	t->nframes = 0;
+}
+
+void ct_pt_thread_gone(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	ct_thread_close(tr, t);
+	int added;
+	*ct_map_put(&tr->threads, (uint64_t)t->tid, &added) = 0;
+	tr->nthreads--;
+	ct_proc_unref(t->proc);
+	free(t->frames);
+	free(t);
+}
+
+/* Where the program starts (AT_ENTRY): by then the loader has mapped its libraries. */
+static uint64_t ct_entry_point(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	Elf64_auxv_t a;
+	uint64_t entry = 0;
+	while (fread(&a, sizeof(a), 1, f) == 1 && a.a_type != AT_NULL)
+		if (a.a_type == AT_ENTRY)
+			entry = a.a_un.a_val;
+	fclose(f);
+	return entry;
+}
+
+void ct_pt_new_image(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	ct_pt_arm_image(tr, t, CT_ARM_PROGRAM);
+	uint64_t entry = ct_entry_point(t->proc->pid);
+	if (entry)
+		ct_pt_bp_set(tr, t, entry, CT_BP_START);
+}
+
+/* fork, vfork, or a clone that is not a thread: a new traced process. */
+static void ct_new_process(struct ct_tracer *tr, struct ct_pt_thread *t, pid_t pid, int vfork)
+{
+	struct ct_pt_space *space;
+	if (vfork) { /* it runs in its parent's memory until it execs */
+		space = t->proc->space;
+		space->refs++;
+	} else {
+		space = ct_pt_space_copy(t->proc->space, pid);
+	}
+	struct ct_pt_proc *p = ct_pt_proc_add(tr, pid, space);
+	p->ppid = t->proc->pid;
+	p->parent_instance = t->proc->instance;
+	p->parent_tid = t->tid;
+	p->flags = CT_PROC_FORKED;
+	p->fork_clock = ct_pt_clock(tr);
+	struct ct_pt_thread *c = ct_pt_thread_add(tr, pid, p);
+	/* its stack is a copy of the forking thread's: so are its open calls */
+	c->frames = ct_malloc(ct_max(t->nframes, 1) * sizeof(*c->frames));
+	memcpy(c->frames, t->frames, t->nframes * sizeof(*c->frames));
+	c->capframes = ct_max(t->nframes, 1);
+	c->nframes = t->nframes;
+	struct ct_ext_fork f = { .child_pid = pid, .how = vfork ? CT_FORK_VFORK : CT_FORK_FORK };
+	ct_pt_emit_ext(tr, t, CT_EXT_FORK, &f, sizeof(f));
+}
+
+static int ct_is_thread_of(pid_t tid, pid_t pid)
+{
+	char path[64], line[128];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 1;
+	int tgid = -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid == pid || tgid < 0;
+}
+
+/* exec: the old image's threads are gone, the process starts anew. */
+static void ct_on_exec(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	struct ct_pt_proc *old = t->proc;
+	char buf[4096];
+	uint32_t n = 0;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)old->pid);
+	ssize_t r = readlink(path, buf, sizeof(buf) - 1);
+	n = r > 0 ? (uint32_t)r : 0;
+	buf[n++] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)old->pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		n += (uint32_t)fread(buf + n, 1, sizeof(buf) - n, f);
+		fclose(f);
+	}
+	ct_pt_emit_ext(tr, t, CT_EXT_EXEC, buf, n);
+
+	/* every other thread of the old image ended without a word */
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *o = (void *)(uintptr_t)tr->threads.vals[i];
+		if (tr->threads.keys[i] && o && o != t && o->proc == old)
+			ct_pt_thread_gone(tr, o);
+	}
+	ct_thread_close(tr, t);
+	struct ct_pt_proc *p = ct_pt_proc_add(tr, old->pid, NULL);
+	p->ppid = old->ppid;
+	p->exec_instance = old->instance;
+	p->flags = CT_PROC_EXECED;
+	t->proc = p;
+	p->nthreads = 1;
+	ct_proc_unref(old);
+	ct_pt_new_image(tr, t);
+}
+
+int ct_pt_on_event(struct ct_tracer *tr, struct ct_pt_thread *t, int event)
+{
+	unsigned long msg = 0;
+	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
+	pid_t child = (pid_t)msg;
+
+	switch (event) {
+	case PTRACE_EVENT_CLONE:
+		if (ct_is_thread_of(child, t->proc->pid)) {
+			ct_pt_thread_add(tr, child, t->proc);
+			break;
+		}
+		/* a process made by clone */
+		__attribute__((fallthrough));
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		ct_new_process(tr, t, child, event == PTRACE_EVENT_VFORK);
+		break;
+	case PTRACE_EVENT_EXEC:
+		if (child != t->tid) { /* a thread other than the leader exec'd: it took the pid */
+			struct ct_pt_thread *o = ct_pt_thread_get(tr, child);
+			if (o)
+				ct_pt_thread_gone(tr, o);
+		}
+		ct_on_exec(tr, t);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* The ptrace method, as the recorder and attach start it (src/ptrace/). */
+#ifndef CT_PTRACE_H
+#define CT_PTRACE_H
+
+#include <sys/types.h>
+
+#include "../common/pool.h"
+
+/*
+ * Fork the tracer, which runs argv under ptrace and writes its calls into
+ * the pool; the tracer's pid once the program runs, else -1 (the error said,
+ * *status the exit status to give up with).
+ */
+pid_t ct_ptrace_launch(char **argv, struct ct_pool_ctl *ctl, int follow, int *status);
+
+#endif

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record --method=ptrace: the recorder forks the tracer, which starts the
+ * program under PTRACE_TRACEME, follows it and its children, and exits with
+ * its status (a death by signal mirrored as one), so the recorder sees the
+ * tracer as it would have seen the program.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tracer.h"
+#include "ptrace.h"
+#include "../common/event.h"
+
+static volatile sig_atomic_t ct_pass_sig;
+
+static void ct_on_term(int sig)
+{
+	ct_pass_sig = sig;
+}
+
+static void ct_tracer_signals(void)
+{
+	struct sigaction sa = { .sa_handler = ct_on_term }; /* no SA_RESTART: wake waitpid */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGINT, SIG_IGN); /* the terminal's ^C reaches the program itself */
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Die as the program died, so our parent reads the same status. */
+static void __attribute__((noreturn)) ct_exit_like(int st)
+{
+	if (WIFSIGNALED(st)) {
+		int sig = WTERMSIG(st);
+		struct rlimit no_core = { 0, 0 };
+		setrlimit(RLIMIT_CORE, &no_core);
+		signal(sig, SIG_DFL);
+		sigset_t set;
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		kill(getpid(), sig);
+		_exit(128 + sig);
+	}
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+}
+
+/* Close every thread's stream (the recording is over for them). */
+static void ct_close_all(struct ct_tracer *tr)
+{
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+		if (tr->threads.keys[i] && t)
+			ct_pt_thread_gone(tr, t);
+	}
+}
+
+/* One waitpid result. */
+static void ct_dispatch(struct ct_tracer *tr, pid_t pid, int st)
+{
+	struct ct_pt_thread *t = ct_pt_thread_get(tr, pid);
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		if (pid == tr->main_pid) {
+			tr->main_status = st;
+			tr->main_done = 1;
+		}
+		if (t)
+			ct_pt_thread_gone(tr, t);
+		return;
+	}
+	if (!WIFSTOPPED(st))
+		return;
+	if (!t) {
+		ct_pt_early_stop(tr, pid, st);
+		return;
+	}
+	int sig = ct_pt_on_stop(tr, t, st);
+	if (sig >= 0)
+		ct_pt_resume(t, sig);
+}
+
+static int ct_tracer_loop(struct ct_tracer *tr)
+{
+	for (;;) {
+		if (ct_pass_sig) {
+			if (!tr->main_done)
+				kill(tr->main_pid, ct_pass_sig);
+			ct_pass_sig = 0;
+		}
+		int st;
+		pid_t pid = waitpid(-1, &st, __WALL);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break; /* ECHILD: nobody is left */
+		}
+		ct_dispatch(tr, pid, st);
+	}
+	ct_close_all(tr);
+	return tr->main_status;
+}
+
+static void __attribute__((noreturn)) ct_program(char **argv, int errfd)
+{
+	static const char *const ours[] = { "CALLTRACE_METHOD", "CALLTRACE_PATTERNS",
+					    "CALLTRACE_LIBCALLS", "CALLTRACE_POOL" };
+	for (size_t i = 0; i < CT_ARRAY_SIZE(ours); i++)
+		unsetenv(ours[i]);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (ptrace(PTRACE_TRACEME, 0, 0, 0) == 0)
+		execvp(argv[0], argv);
+	int err = errno;
+	ssize_t r = write(errfd, &err, sizeof(err));
+	(void)r;
+	_exit(CT_EXIT_NOTFOUND);
+}
+
+/* Start the program stopped after its exec; its errno if it could not run. */
+static int ct_start_program(char **argv, pid_t *out)
+{
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return errno;
+	pid_t pid = fork();
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		close(pfd[0]);
+		ct_program(argv, pfd[1]);
+	}
+	close(pfd[1]);
+	int err = 0, st;
+	ssize_t r;
+	do
+		r = read(pfd[0], &err, sizeof(err));
+	while (r < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (r == (ssize_t)sizeof(err)) {
+		waitpid(pid, NULL, 0);
+		return err;
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
+		return ECHILD;
+	*out = pid;
+	return 0;
+}
+
+static void __attribute__((noreturn)) ct_tracer_main(char **argv, struct ct_pool_ctl *ctl,
+						     int follow, int report)
+{
+	struct ct_tracer tr = { .ctl = ctl, .tsc = ctl->clock == CT_CLOCK_TSC, .follow = follow };
+	pid_t pid = -1;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	ct_tracer_signals();
+	int err = ct_start_program(argv, &pid);
+	ssize_t r = write(report, &err, sizeof(err));
+	(void)r;
+	close(report);
+	if (err)
+		_exit(1);
+	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
+	if (follow)
+		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	ptrace(PTRACE_SETOPTIONS, pid, 0, opts);
+	atomic_fetch_or(&ctl->methods, CT_METHOD_PTRACE);
+
+	ct_map_init(&tr.threads, 64);
+	tr.main_pid = pid;
+	struct ct_pt_proc *p = ct_pt_proc_add(&tr, pid, NULL);
+	p->ppid = getpid();
+	struct ct_pt_thread *t = ct_pt_thread_add(&tr, pid, p);
+	t->started = 1;
+	ct_pt_new_image(&tr, t);
+	ct_pt_resume(t, 0);
+	ct_exit_like(ct_tracer_loop(&tr));
+}
+
+pid_t ct_ptrace_launch(char **argv, struct ct_pool_ctl *ctl, int follow, int *status)
+{
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		ct_error("cannot create a pipe: %s", strerror(errno));
+		*status = 1;
+		return -1;
+	}
+	fflush(NULL);
+	pid_t tracer = fork();
+	if (tracer < 0) {
+		ct_error("cannot fork: %s", strerror(errno));
+		*status = 1;
+		return -1;
+	}
+	if (tracer == 0) {
+		close(pfd[0]);
+		ct_tracer_main(argv, ctl, follow, pfd[1]);
+	}
+	close(pfd[1]);
+	int err = ECHILD;
+	ssize_t r;
+	do
+		r = read(pfd[0], &err, sizeof(err));
+	while (r < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (r == (ssize_t)sizeof(err) && !err)
+		return tracer;
+	waitpid(tracer, NULL, 0);
+	if (err == ENOENT && !strchr(argv[0], '/')) {
+		ct_error("%s: command not found", argv[0]);
+		*status = CT_EXIT_NOTFOUND;
+	} else if (err == EPERM) {
+		ct_error("cannot trace %s: ptrace is not permitted here (%s)", argv[0],
+			 strerror(err));
+		*status = 1;
+	} else {
+		ct_error("cannot execute %s: %s", argv[0], strerror(err));
+		*status = err == ENOENT ? CT_EXIT_NOTFOUND : CT_EXIT_NOEXEC;
+	}
+	return -1;
+}

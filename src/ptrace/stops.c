@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One stop of a traced thread: a breakpoint (a call or a return), a new
+ * thread or process, an exec, or a signal of the program's, which goes on
+ * to it untouched (and is written down first if it kills the process).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#include "tracer.h"
+#include "../common/event.h"
+#include "../arch/x86_64/ptrace_arch.h"
+
+void ct_pt_resume(struct ct_pt_thread *t, int sig)
+{
+	ptrace(PTRACE_CONT, t->tid, 0, (void *)(long)sig);
+}
+
+static void ct_push_frame(struct ct_pt_thread *t, uint64_t fn, uint64_t slot, uint64_t ret)
+{
+	if (t->nframes == t->capframes) {
+		t->capframes = t->capframes ? 2 * t->capframes : 64;
+		t->frames = ct_realloc(t->frames, t->capframes * sizeof(*t->frames));
+	}
+	t->frames[t->nframes++] = (struct ct_pt_frame){ fn, slot, ret };
+}
+
+/* Frames whose return-address slot is below sp are gone (a jump, an unwind). */
+static void ct_drop_below(struct ct_pt_thread *t, uint64_t sp)
+{
+	while (t->nframes && t->frames[t->nframes - 1].slot < sp)
+		t->nframes--;
+}
+
+static void ct_on_entry(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t fn, uint64_t sp)
+{
+	uint64_t ret;
+	if (ct_pt_read(t->proc->space, sp, &ret, sizeof(ret)) < 0)
+		return;
+	ct_drop_below(t, sp);
+	/* a frame at this very slot lives on only if this is its tail call */
+	if (t->nframes && t->frames[t->nframes - 1].slot == sp &&
+	    t->frames[t->nframes - 1].ret != ret)
+		t->nframes--;
+	struct ct_pt_bp *rb = ct_pt_bp_set(tr, t, ret, CT_BP_RETURN);
+	if (!rb)
+		return; /* its return could not be seen: leave the call out */
+	ct_push_frame(t, fn, sp, ret);
+	ct_pt_emit_call(tr, t, CT_EV_ENTER, fn, sp, ct_pt_clock(tr));
+}
+
+/* 1 if this is the return of the innermost calls (a tail call ends with its caller). */
+static int ct_on_return(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t pc, uint64_t sp)
+{
+	uint64_t slot = sp - 8;
+	ct_drop_below(t, slot);
+	if (!t->nframes || t->frames[t->nframes - 1].slot != slot ||
+	    t->frames[t->nframes - 1].ret != pc)
+		return 0;
+	uint64_t clock = ct_pt_clock(tr);
+	while (t->nframes && t->frames[t->nframes - 1].slot == slot) {
+		t->nframes--;
+		ct_pt_emit_call(tr, t, CT_EV_EXIT, t->frames[t->nframes].fn, slot, clock);
+	}
+	return 1;
+}
+
+/* longjmp(env, ...): frames below the stack pointer env restores are gone. */
+static void ct_on_jump(struct ct_tracer *tr, struct ct_pt_thread *t, const ct_regs *r)
+{
+	uint64_t v, guard;
+	struct ct_pt_space *s = t->proc->space;
+	if (ct_pt_read(s, ct_regs_arg0(r) + CT_ARCH_JMPBUF_SP_OFF, &v, 8) < 0 ||
+	    ct_pt_read(s, ct_regs_guard_addr(r), &guard, 8) < 0)
+		return;
+	uint64_t target = ct_arch_demangle(v, guard);
+	if (target < ct_regs_sp(r) || target - ct_regs_sp(r) > (UINT64_C(1) << 32))
+		target = 0; /* not on this stack: not ours to judge */
+	ct_drop_below(t, target);
+	ct_pt_emit_mark(tr, t, CT_EXT_JUMP, target);
+}
+
+/* __cxa_begin_catch: the frames below its caller's were unwound. */
+static void ct_on_catch(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t sp)
+{
+	uint64_t caller_sp = sp + 8;
+	ct_drop_below(t, caller_sp);
+	ct_pt_emit_mark(tr, t, CT_EXT_CATCH, caller_sp);
+}
+
+/* Run the instruction a breakpoint covers in place, one step, when it cannot run elsewhere. */
+static void ct_step_over(struct ct_pt_thread *t, struct ct_pt_bp *bp, ct_regs *r)
+{
+	struct ct_pt_space *s = t->proc->space;
+	uint8_t brk = CT_ARCH_BREAK;
+	ct_regs_set_pc(r, bp->addr);
+	ptrace(PTRACE_SETREGS, t->tid, 0, r);
+	ct_pt_write(s, bp->addr, &bp->orig, 1);
+	for (;;) {
+		int st;
+		if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
+			break;
+		pid_t w;
+		do
+			w = waitpid(t->tid, &st, __WALL);
+		while (w < 0 && errno == EINTR);
+		if (w < 0 || !WIFSTOPPED(st))
+			break;
+		if (WSTOPSIG(st) == SIGTRAP)
+			break;
+		if ((st >> 16) == 0 && WSTOPSIG(st) != SIGSTOP)
+			t->pending_sig = WSTOPSIG(st);
+	}
+	ct_pt_write(s, bp->addr, &brk, 1);
+}
+
+/* Our breakpoint at pc: a call, a return, or both; then on past it. */
+static void ct_on_break(struct ct_tracer *tr, struct ct_pt_thread *t, struct ct_pt_bp *bp,
+			ct_regs *r)
+{
+	uint64_t pc = bp->addr, sp = ct_regs_sp(r);
+	tr->stops++;
+	int returned = (bp->flags & CT_BP_RETURN) && ct_on_return(tr, t, pc, sp);
+	if (!returned) {
+		if (bp->flags & CT_BP_JUMP)
+			ct_on_jump(tr, t, r);
+		if (bp->flags & CT_BP_CATCH)
+			ct_on_catch(tr, t, sp);
+		if (bp->flags & CT_BP_ENTRY)
+			ct_on_entry(tr, t, pc, sp);
+		if (bp->flags & CT_BP_START) { /* at the entry point: the libraries are loaded */
+			bp->flags &= (uint8_t)~CT_BP_START;
+			ct_pt_arm_image(tr, t, CT_ARM_LIBRARIES);
+			ct_pt_describe_modules(tr, t);
+		}
+	}
+	if (!bp->ool) {
+		ct_step_over(t, bp, r);
+		return;
+	}
+	ct_regs_set_pc(r, bp->ool);
+	ptrace(PTRACE_SETREGS, t->tid, 0, r);
+}
+
+static const int ct_fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP };
+
+/* Does the process leave sig to its default action (it then dies of it)? */
+static int ct_dies_of(pid_t pid, int sig)
+{
+	int fatal = 0;
+	for (size_t i = 0; i < CT_ARRAY_SIZE(ct_fatal); i++)
+		fatal |= ct_fatal[i] == sig;
+	if (!fatal)
+		return 0;
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	unsigned long long caught = 0, ignored = 0;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "SigCgt: %llx", &caught);
+		sscanf(line, "SigIgn: %llx", &ignored);
+	}
+	fclose(f);
+	return !((caught | ignored) >> (sig - 1) & 1);
+}
+
+static void ct_note_crash(struct ct_tracer *tr, struct ct_pt_thread *t, int sig)
+{
+	siginfo_t si;
+	ct_regs r;
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 ||
+	    ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+		return;
+	struct ct_ext_crash c = {
+		.signo = sig,
+		.code = si.si_code,
+		.pid = t->proc->pid,
+		.tid = t->tid,
+		.addr = (sig == SIGSEGV || sig == SIGBUS) ? (uint64_t)si.si_addr : 0,
+		.pc = ct_regs_pc(&r),
+		.sp = ct_regs_sp(&r),
+	};
+	ct_pt_emit_ext(tr, t, CT_EXT_CRASH, &c, sizeof(c));
+}
+
+int ct_pt_on_stop(struct ct_tracer *tr, struct ct_pt_thread *t, int status)
+{
+	int sig = WSTOPSIG(status), event = status >> 16;
+
+	if (event)
+		return ct_pt_on_event(tr, t, event);
+	if (sig == SIGSTOP && !t->started) {
+		t->started = 1; /* a new thread's first stop */
+		return 0;
+	}
+	t->started = 1;
+	if (sig == SIGTRAP) {
+		ct_regs r;
+		if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+			return -1;
+		struct ct_pt_bp *bp =
+			ct_pt_bp_find(t->proc->space, ct_regs_pc(&r) - CT_ARCH_BREAK_LEN);
+		if (bp) {
+			ct_on_break(tr, t, bp, &r);
+			sig = t->pending_sig;
+			t->pending_sig = 0;
+			return sig;
+		}
+	}
+	if (ct_dies_of(t->proc->pid, sig))
+		ct_note_crash(tr, t, sig);
+	return sig;
+}

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ptrace method: calltrace as the program's debugger. A breakpoint
+ * (int3) at the entry of every selected function and at every return
+ * address seen; each hit is one stop, where the tracer writes the call or
+ * return into the same pool chunks the in-process runtime would fill and
+ * sends the thread on through an out-of-line copy of the instruction the
+ * breakpoint covers, so the breakpoint never has to be lifted (other threads
+ * may run through it meanwhile). Nothing on the program's stack changes:
+ * unwinders, debuggers and a detach see the program as it is.
+ *
+ * The tracer is one process (a fork of the recorder, or of attach), the
+ * only one that issues ptrace calls; it exits with the traced program's
+ * status.
+ */
+#ifndef CT_PTRACE_TRACER_H
+#define CT_PTRACE_TRACER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../common/pool.h"
+#include "../util/util.h"
+
+/* A breakpoint: an int3 over the first byte of an instruction. */
+struct ct_pt_bp {
+	uint64_t addr;
+	uint64_t ool;  /* its out-of-line copy, 0: cannot run elsewhere (step over) */
+	uint8_t orig;  /* the byte the int3 covers */
+	uint8_t flags; /* CT_BP_* */
+	uint8_t len;   /* length of the instruction */
+};
+
+#define CT_BP_ENTRY  1u /* a selected function starts here */
+#define CT_BP_RETURN 2u /* some traced call returns here */
+#define CT_BP_JUMP   4u /* longjmp and friends: frames below the target are gone */
+#define CT_BP_CATCH  8u /* __cxa_begin_catch: frames below its caller are gone */
+#define CT_BP_START  16u /* the program's entry point: its libraries are loaded */
+
+/* Memory of ours in the tracee: out-of-line copies, the syscall stub. */
+struct ct_pt_scratch {
+	uint64_t base, used, size;
+};
+
+/* An address space: what threads, and vfork children, share. */
+struct ct_pt_space {
+	int refs;
+	int memfd; /* /proc/PID/mem */
+	pid_t pid; /* a process in it, for /proc/PID/maps */
+	struct ct_pt_bp *bps;
+	size_t nbps, capbps;
+	struct ct_map bp_at; /* address -> index + 1 */
+	struct ct_pt_scratch *scratch;
+	size_t nscratch;
+	uint64_t stub; /* "syscall; int3", for injected system calls; 0 until mapped */
+	uint64_t entry_point; /* AT_ENTRY: libraries are loaded when it runs */
+	uint32_t nentries;    /* functions with an entry breakpoint */
+	uint32_t libs_done;   /* selected libraries got their breakpoints */
+};
+
+/* A call the tracer saw enter and not yet return. */
+struct ct_pt_frame {
+	uint64_t fn, slot, ret; /* the function, where its return address is, what it is */
+};
+
+struct ct_pt_proc;
+
+/* A traced thread and its writer state: one chunk of the pool at a time. */
+struct ct_pt_thread {
+	pid_t tid;
+	struct ct_pt_proc *proc;
+	int32_t chunk; /* index, -1: none */
+	uint64_t *pos, *end, *start;
+	uint64_t thread_seq;
+	struct ct_pt_frame *frames;
+	size_t nframes, capframes;
+	int pending_sig; /* a signal that arrived while we injected a call */
+	uint8_t started; /* seen its first stop */
+};
+
+struct ct_pt_proc {
+	pid_t pid;
+	uint32_t instance;
+	struct ct_pt_space *space;
+	/* announced in the PROCESS record */
+	pid_t ppid, parent_tid;
+	uint32_t parent_instance, exec_instance, flags;
+	uint64_t fork_clock;
+	int nthreads;	   /* traced threads alive in it */
+	uint8_t described; /* PROCESS written */
+};
+
+struct ct_tracer {
+	struct ct_pool_ctl *ctl;
+	int tsc;
+	pid_t main_pid;	 /* the program (its status is ours) */
+	int main_status; /* its wait status, once it ended */
+	int main_done;
+	struct ct_map threads; /* tid -> struct ct_pt_thread * */
+	size_t nthreads;       /* alive */
+	pid_t early[64];       /* threads whose first stop came before their creator's event */
+	size_t nearly;
+	int follow;   /* trace children too */
+	int attached; /* attach: the process was running before us */
+	uint64_t stops;
+};
+
+/* emit.c: records into the pool, as the runtime writes them */
+uint64_t ct_pt_clock(const struct ct_tracer *tr);
+int ct_pt_emit_call(struct ct_tracer *tr, struct ct_pt_thread *t, unsigned kind, uint64_t fn,
+		    uint64_t sp, uint64_t clock);
+int ct_pt_emit_ext(struct ct_tracer *tr, struct ct_pt_thread *t, uint32_t type,
+		   const void *payload, uint32_t len);
+int ct_pt_emit_mark(struct ct_tracer *tr, struct ct_pt_thread *t, uint32_t type, uint64_t sp);
+void ct_pt_publish(struct ct_tracer *tr, struct ct_pt_thread *t, uint32_t flags);
+void ct_pt_describe_process(struct ct_tracer *tr, struct ct_pt_thread *t);
+void ct_pt_describe_modules(struct ct_tracer *tr, struct ct_pt_thread *t);
+
+/* space.c: memory, breakpoints and scratch of an address space */
+struct ct_pt_space *ct_pt_space_new(pid_t pid);
+struct ct_pt_space *ct_pt_space_copy(const struct ct_pt_space *s, pid_t pid);
+void ct_pt_space_put(struct ct_pt_space *s);
+int ct_pt_read(struct ct_pt_space *s, uint64_t addr, void *buf, size_t len);
+int ct_pt_write(struct ct_pt_space *s, uint64_t addr, const void *buf, size_t len);
+struct ct_pt_bp *ct_pt_bp_find(struct ct_pt_space *s, uint64_t addr);
+/* Set a breakpoint (or add flags to one there); NULL if the code cannot take one. */
+struct ct_pt_bp *ct_pt_bp_set(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t addr,
+			      uint8_t flags);
+/* Take every breakpoint out (detach); 0 on success. */
+int ct_pt_bp_clear_all(struct ct_pt_space *s);
+/* Where an out-of-line copy of n bytes near addr can go; 0 if nowhere. */
+uint64_t ct_pt_scratch_alloc(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t addr, size_t n);
+
+/* inject.c: make a stopped thread run a system call of ours */
+long ct_pt_inject_syscall(struct ct_tracer *tr, struct ct_pt_thread *t, long nr, const long *args,
+			  int nargs);
+uint64_t ct_pt_inject_mmap(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t hint,
+			   size_t len, int prot);
+
+/* image.c: the modules of a process and their entry breakpoints */
+#define CT_ARM_PROGRAM	 1 /* the executable */
+#define CT_ARM_LIBRARIES 2 /* the libraries loaded so far */
+int ct_pt_arm_image(struct ct_tracer *tr, struct ct_pt_thread *t, int what);
+
+/* stops.c: one stop of a thread */
+/* Handle the stop waitpid reported; the signal to resume the thread with, -1: leave it stopped. */
+int ct_pt_on_stop(struct ct_tracer *tr, struct ct_pt_thread *t, int status);
+void ct_pt_resume(struct ct_pt_thread *t, int sig);
+
+/* procs.c: threads and processes coming and going */
+struct ct_pt_thread *ct_pt_thread_get(struct ct_tracer *tr, pid_t tid);
+struct ct_pt_thread *ct_pt_thread_add(struct ct_tracer *tr, pid_t tid, struct ct_pt_proc *p);
+struct ct_pt_proc *ct_pt_proc_add(struct ct_tracer *tr, pid_t pid, struct ct_pt_space *space);
+/* A thread ended (waitpid said so): its last chunk goes to the recorder. */
+void ct_pt_thread_gone(struct ct_tracer *tr, struct ct_pt_thread *t);
+/* A ptrace event (fork, vfork, clone, exec); the signal to resume with, -1: leave it stopped. */
+int ct_pt_on_event(struct ct_tracer *tr, struct ct_pt_thread *t, int event);
+/* A new image in t's process (exec, or the program's start): breakpoints in. */
+void ct_pt_new_image(struct ct_tracer *tr, struct ct_pt_thread *t);
+/* A thread stopped before we knew it (its creator's event comes later). */
+void ct_pt_early_stop(struct ct_tracer *tr, pid_t tid, int status);
+
+#endif
