@@ -114,13 +114,14 @@ int ct_pt_emit_call(struct ct_tracer *tr, struct ct_pt_thread *t, unsigned kind,
 	return 0;
 }
 
-int ct_pt_emit_mark(struct ct_tracer *tr, struct ct_pt_thread *t, uint32_t type, uint64_t sp)
+int ct_pt_emit_mark(struct ct_tracer *tr, struct ct_pt_thread *t, uint32_t type, uint32_t arg,
+		    uint64_t sp)
 {
 	uint64_t *p = ct_pt_reserve(tr, t, 2);
 	if (!p)
 		return -1;
 	p[0] = ct_ev_word0(ct_pt_clock(tr), sp);
-	p[1] = ct_ev_mark_word1(type, sp);
+	p[1] = ct_ev_mark_word1(type, sp) | (uint64_t)(arg & 0x7fff) << CT_EV_MARK_ARG_SHIFT;
 	return 0;
 }
 

@@ -114,9 +114,40 @@ static void ct_describe_one(struct ct_tracer *tr, struct ct_pt_thread *t,
 	ct_pt_emit_ext(tr, t, CT_EXT_MODULE, em, (uint32_t)sizeof(*em) + em->path_len);
 }
 
+static void ct_list_one(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_pt_module *m,
+			void *arg)
+{
+	struct ct_buf *b = arg;
+	struct ct_ext_unload u = { m->base, m->lo, m->hi };
+	(void)tr;
+	(void)t;
+	ct_buf_append(b, &u, sizeof(u));
+}
+
+/* The modules mapped now, kept to tell which went at the next change. */
+static void ct_remember_modules(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	struct ct_pt_proc *p = t->proc;
+	struct ct_buf now = { 0 };
+	ct_each_module(tr, t, ct_list_one, &now);
+	const struct ct_ext_unload *had = (const void *)p->modules.data;
+	const struct ct_ext_unload *has = (const void *)now.data;
+	size_t nhad = p->modules.len / sizeof(*had), nhas = now.len / sizeof(*has);
+	for (size_t i = 0; i < nhad; i++) {
+		size_t j = 0;
+		while (j < nhas && memcmp(&had[i], &has[j], sizeof(*has)))
+			j++;
+		if (j == nhas)
+			ct_pt_emit_ext(tr, t, CT_EXT_UNLOAD, &had[i], sizeof(had[i]));
+	}
+	ct_buf_free(&p->modules);
+	p->modules = now;
+}
+
 void ct_pt_describe_modules(struct ct_tracer *tr, struct ct_pt_thread *t)
 {
 	ct_each_module(tr, t, ct_describe_one, NULL);
+	ct_remember_modules(tr, t);
 }
 
 /* Library functions whose stops tell the tracer that frames were abandoned. */
@@ -153,9 +184,19 @@ static void ct_arm_one(struct ct_tracer *tr, struct ct_pt_thread *t, const struc
 		return;
 	int selected = program || ct_select_library(m->path);
 	const char *b = ct_basename(m->path);
-	int hooks = !program && (!strncmp(b, "libc.so", 7) || !strncmp(b, "libstdc++", 9));
-	if (!selected && !hooks)
+	int hooks = program || !strncmp(b, "libc.so", 7) || !strncmp(b, "libstdc++", 9);
+	int loader = !strncmp(b, "ld-linux", 8);
+	if (!selected && !hooks && !loader)
 		return;
+	/* a module is known by where it is and what it is (another may replace it after dlclose) */
+	uint64_t key = ct_hash64(m->base) ^ m->lo ^ m->hi, h = 0;
+	for (const char *c = m->path; *c; c++)
+		h = h * 131 + (uint8_t)*c;
+	key ^= h << 1;
+	int added;
+	*ct_map_put(&t->proc->space->armed, key | 1, &added) = 1;
+	if (!added)
+		return; /* armed already (dlopen brought another module) */
 
 	struct ct_elf_funcs funcs;
 	char err[256];
@@ -166,9 +207,14 @@ static void ct_arm_one(struct ct_tracer *tr, struct ct_pt_thread *t, const struc
 		if (strchr(s->name, '@'))
 			continue; /* an import, at its GOT slot */
 		uint8_t flags = ct_hook_flag(s->name);
+		if (loader && !strcmp(s->name, "_dl_debug_state"))
+			flags |= CT_BP_LOADER;
 		if (selected && s->size && ct_select_function(m->path, program, s->name))
 			flags |= CT_BP_ENTRY;
-		if (flags && ct_pt_bp_set(tr, t, m->base + s->value, flags) && (flags & CT_BP_ENTRY))
+		struct ct_pt_bp *old = ct_pt_bp_find(t->proc->space, m->base + s->value);
+		int counted = old && (old->flags & CT_BP_ENTRY);
+		if (flags && ct_pt_bp_set(tr, t, m->base + s->value, flags) && (flags & CT_BP_ENTRY) &&
+		    !counted)
 			atomic_fetch_add(&tr->ctl->patched, 1);
 	}
 	ct_elf_funcs_free(&funcs);
@@ -187,4 +233,18 @@ int ct_pt_arm_image(struct ct_tracer *tr, struct ct_pt_thread *t, int what)
 	ct_select_prepare();
 	ct_each_module(tr, t, ct_arm_one, &a);
 	return a.done ? 0 : -1;
+}
+
+/*
+ * The loader changed the module list (dlopen, dlclose): breakpoints whose code
+ * went are forgotten, modules that went are said to be unloaded, and every
+ * module is looked at again (one mapped where another was gets its own).
+ */
+void ct_pt_forget_unloaded(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	struct ct_pt_space *s = t->proc->space;
+	ct_pt_bp_forget_unmapped(s);
+	ct_map_free(&s->armed);
+	ct_map_init(&s->armed, 16);
+	ct_remember_modules(tr, t);
 }

@@ -64,6 +64,7 @@ static void ct_proc_unref(struct ct_pt_proc *p)
 	if (--p->nthreads > 0)
 		return;
 	ct_pt_space_put(p->space);
+	ct_buf_free(&p->modules);
 	free(p);
 }
 
@@ -139,6 +140,7 @@ static void ct_new_process(struct ct_tracer *tr, struct ct_pt_thread *t, pid_t p
 	c->nframes = t->nframes;
 	struct ct_ext_fork f = { .child_pid = pid, .how = vfork ? CT_FORK_VFORK : CT_FORK_FORK };
 	ct_pt_emit_ext(tr, t, CT_EXT_FORK, &f, sizeof(f));
+	ct_pt_describe_process(tr, c); /* now, while its memory is its parent's image */
 }
 
 static int ct_is_thread_of(pid_t tid, pid_t pid)

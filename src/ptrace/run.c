@@ -175,7 +175,7 @@ static void __attribute__((noreturn)) ct_tracer_main(char **argv, struct ct_pool
 	close(report);
 	if (err)
 		_exit(1);
-	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
+	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL;
 	if (follow)
 		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
 	ptrace(PTRACE_SETOPTIONS, pid, 0, opts);

@@ -33,6 +33,7 @@ struct ct_pt_space *ct_pt_space_new(pid_t pid)
 	s->pid = pid;
 	s->memfd = ct_open_mem(pid);
 	ct_map_init(&s->bp_at, 1024);
+	ct_map_init(&s->armed, 16);
 	return s;
 }
 
@@ -51,10 +52,12 @@ struct ct_pt_space *ct_pt_space_copy(const struct ct_pt_space *o, pid_t pid)
 	s->scratch = ct_malloc(ct_max(o->nscratch, 1) * sizeof(*s->scratch));
 	memcpy(s->scratch, o->scratch, o->nscratch * sizeof(*s->scratch));
 	s->nscratch = o->nscratch;
+	for (size_t i = 0; i < o->armed.cap; i++) {
+		int added;
+		if (o->armed.keys[i])
+			*ct_map_put(&s->armed, o->armed.keys[i], &added) = o->armed.vals[i];
+	}
 	s->stub = o->stub;
-	s->entry_point = o->entry_point;
-	s->nentries = o->nentries;
-	s->libs_done = o->libs_done;
 	return s;
 }
 
@@ -65,6 +68,7 @@ void ct_pt_space_put(struct ct_pt_space *s)
 	if (s->memfd >= 0)
 		close(s->memfd);
 	ct_map_free(&s->bp_at);
+	ct_map_free(&s->armed);
 	free(s->bps);
 	free(s->scratch);
 	free(s);
@@ -83,7 +87,7 @@ int ct_pt_write(struct ct_pt_space *s, uint64_t addr, const void *buf, size_t le
 struct ct_pt_bp *ct_pt_bp_find(struct ct_pt_space *s, uint64_t addr)
 {
 	uint64_t *v = ct_map_find(&s->bp_at, addr);
-	return v ? &s->bps[*v - 1] : NULL;
+	return v && *v ? &s->bps[*v - 1] : NULL;
 }
 
 /* The free gap nearest to addr that holds len bytes, from /proc/PID/maps; 0 if none. */
@@ -191,6 +195,18 @@ struct ct_pt_bp *ct_pt_bp_set(struct ct_tracer *tr, struct ct_pt_thread *t, uint
 	if (ct_pt_write(s, addr, &brk, 1) < 0)
 		return NULL;
 	return ct_bp_add(s, &nb);
+}
+
+void ct_pt_bp_forget_unmapped(struct ct_pt_space *s)
+{
+	for (size_t i = 0; i < s->nbps; i++) {
+		uint8_t b;
+		struct ct_pt_bp *bp = &s->bps[i];
+		if (!bp->addr || (ct_pt_read(s, bp->addr, &b, 1) == 0 && b == CT_ARCH_BREAK))
+			continue;
+		*ct_map_find(&s->bp_at, bp->addr) = 0; /* dlclose took its code away */
+		bp->addr = 0;
+	}
 }
 
 int ct_pt_bp_clear_all(struct ct_pt_space *s)

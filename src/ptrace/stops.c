@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "tracer.h"
 #include "../common/event.h"
@@ -18,7 +19,8 @@
 
 void ct_pt_resume(struct ct_pt_thread *t, int sig)
 {
-	ptrace(PTRACE_CONT, t->tid, 0, (void *)(long)sig);
+	ptrace(t->step ? PTRACE_SINGLESTEP : PTRACE_CONT, t->tid, 0, (void *)(long)sig);
+	t->step = 0;
 }
 
 static void ct_push_frame(struct ct_pt_thread *t, uint64_t fn, uint64_t slot, uint64_t ret)
@@ -82,7 +84,7 @@ static void ct_on_jump(struct ct_tracer *tr, struct ct_pt_thread *t, const ct_re
 	if (target < ct_regs_sp(r) || target - ct_regs_sp(r) > (UINT64_C(1) << 32))
 		target = 0; /* not on this stack: not ours to judge */
 	ct_drop_below(t, target);
-	ct_pt_emit_mark(tr, t, CT_EXT_JUMP, target);
+	ct_pt_emit_mark(tr, t, CT_EXT_JUMP, 0, target);
 }
 
 /* __cxa_begin_catch: the frames below its caller's were unwound. */
@@ -90,7 +92,7 @@ static void ct_on_catch(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t s
 {
 	uint64_t caller_sp = sp + 8;
 	ct_drop_below(t, caller_sp);
-	ct_pt_emit_mark(tr, t, CT_EXT_CATCH, caller_sp);
+	ct_pt_emit_mark(tr, t, CT_EXT_CATCH, 0, caller_sp);
 }
 
 /* Run the instruction a breakpoint covers in place, one step, when it cannot run elsewhere. */
@@ -133,12 +135,17 @@ static void ct_on_break(struct ct_tracer *tr, struct ct_pt_thread *t, struct ct_
 			ct_on_catch(tr, t, sp);
 		if (bp->flags & CT_BP_ENTRY)
 			ct_on_entry(tr, t, pc, sp);
-		if (bp->flags & CT_BP_START) { /* at the entry point: the libraries are loaded */
+		/* the entry point (libraries loaded), or the loader saying dlopen brought some */
+		if (bp->flags & (CT_BP_START | CT_BP_LOADER)) {
 			bp->flags &= (uint8_t)~CT_BP_START;
+			if (bp->flags & CT_BP_LOADER)
+				ct_pt_forget_unloaded(tr, t);
 			ct_pt_arm_image(tr, t, CT_ARM_LIBRARIES);
 			ct_pt_describe_modules(tr, t);
 		}
 	}
+	if (bp->flags & CT_BP_SIGRET) /* after the handler's own return, if it is traced */
+		ct_pt_emit_mark(tr, t, CT_EXT_SIGNAL_END, 0, sp);
 	if (!bp->ool) {
 		ct_step_over(t, bp, r);
 		return;
@@ -149,14 +156,9 @@ static void ct_on_break(struct ct_tracer *tr, struct ct_pt_thread *t, struct ct_
 
 static const int ct_fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP };
 
-/* Does the process leave sig to its default action (it then dies of it)? */
-static int ct_dies_of(pid_t pid, int sig)
+/* What the process does with sig: 'c' caught by a handler, 'i' ignored, 'd' default. */
+static int ct_disposition(pid_t pid, int sig)
 {
-	int fatal = 0;
-	for (size_t i = 0; i < CT_ARRAY_SIZE(ct_fatal); i++)
-		fatal |= ct_fatal[i] == sig;
-	if (!fatal)
-		return 0;
 	char path[64], line[256];
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	FILE *f = fopen(path, "re");
@@ -168,7 +170,53 @@ static int ct_dies_of(pid_t pid, int sig)
 		sscanf(line, "SigIgn: %llx", &ignored);
 	}
 	fclose(f);
-	return !((caught | ignored) >> (sig - 1) & 1);
+	return (caught >> (sig - 1) & 1) ? 'c' : (ignored >> (sig - 1) & 1) ? 'i' : 'd';
+}
+
+/* Does the process leave sig to its default action (it then dies of it)? */
+static int ct_dies_of(pid_t pid, int sig)
+{
+	int fatal = 0;
+	for (size_t i = 0; i < CT_ARRAY_SIZE(ct_fatal); i++)
+		fatal |= ct_fatal[i] == sig;
+	return fatal && ct_disposition(pid, sig) == 'd';
+}
+
+/* Stepped into a signal handler: its frame begins here, and its restorer ends it. */
+static void ct_on_handler(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	ct_regs r;
+	uint64_t restorer;
+	int sig = t->entering;
+	t->entering = 0;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+		return;
+	uint64_t sp = ct_regs_sp(&r) + 8;
+	if (ct_pt_read(t->proc->space, sp - 8, &restorer, 8) == 0)
+		ct_pt_bp_set(tr, t, restorer, CT_BP_SIGRET);
+	ct_pt_emit_mark(tr, t, CT_EXT_SIGNAL, (uint32_t)sig, sp);
+}
+
+/* The thread is about to end (PTRACE_EVENT_EXIT): a name of its own is kept. */
+static void ct_on_exit(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	char path[96], comm[32] = "", exe[4096];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)t->proc->pid, (int)t->tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = 0;
+	fclose(f);
+	comm[strcspn(comm, "\n")] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->proc->pid);
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	if (!comm[0] || !strncmp(comm, ct_basename(exe), 15))
+		return; /* the name every thread starts with */
+	struct ct_ext_thread_name tn = { .tid = t->tid };
+	snprintf(tn.name, sizeof(tn.name), "%s", comm);
+	ct_pt_emit_ext(tr, t, CT_EXT_THREAD_NAME, &tn, sizeof(tn));
 }
 
 static void ct_note_crash(struct ct_tracer *tr, struct ct_pt_thread *t, int sig)
@@ -194,8 +242,16 @@ int ct_pt_on_stop(struct ct_tracer *tr, struct ct_pt_thread *t, int status)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
 
+	if (event == PTRACE_EVENT_EXIT) {
+		ct_on_exit(tr, t);
+		return 0;
+	}
 	if (event)
 		return ct_pt_on_event(tr, t, event);
+	if (sig == SIGTRAP && t->entering) {
+		ct_on_handler(tr, t);
+		return 0;
+	}
 	if (sig == SIGSTOP && !t->started) {
 		t->started = 1; /* a new thread's first stop */
 		return 0;
@@ -214,7 +270,11 @@ int ct_pt_on_stop(struct ct_tracer *tr, struct ct_pt_thread *t, int status)
 			return sig;
 		}
 	}
-	if (ct_dies_of(t->proc->pid, sig))
+	if (ct_dies_of(t->proc->pid, sig)) {
 		ct_note_crash(tr, t, sig);
+	} else if (sig != SIGSTOP && sig != SIGKILL && ct_disposition(t->proc->pid, sig) == 'c') {
+		t->entering = sig; /* the kernel stops the step at the handler's first instruction */
+		t->step = 1;
+	}
 	return sig;
 }

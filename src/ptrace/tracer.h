@@ -36,6 +36,8 @@ struct ct_pt_bp {
 #define CT_BP_JUMP   4u /* longjmp and friends: frames below the target are gone */
 #define CT_BP_CATCH  8u /* __cxa_begin_catch: frames below its caller are gone */
 #define CT_BP_START  16u /* the program's entry point: its libraries are loaded */
+#define CT_BP_LOADER 32u /* the loader's _dl_debug_state: a library came or went */
+#define CT_BP_SIGRET 64u /* a signal handler returns here (its restorer) */
 
 /* Memory of ours in the tracee: out-of-line copies, the syscall stub. */
 struct ct_pt_scratch {
@@ -53,9 +55,7 @@ struct ct_pt_space {
 	struct ct_pt_scratch *scratch;
 	size_t nscratch;
 	uint64_t stub; /* "syscall; int3", for injected system calls; 0 until mapped */
-	uint64_t entry_point; /* AT_ENTRY: libraries are loaded when it runs */
-	uint32_t nentries;    /* functions with an entry breakpoint */
-	uint32_t libs_done;   /* selected libraries got their breakpoints */
+	struct ct_map armed;  /* load bias + 1 of the modules given their breakpoints */
 };
 
 /* A call the tracer saw enter and not yet return. */
@@ -75,6 +75,8 @@ struct ct_pt_thread {
 	struct ct_pt_frame *frames;
 	size_t nframes, capframes;
 	int pending_sig; /* a signal that arrived while we injected a call */
+	int entering;	 /* a handler for this signal is about to run: step into it */
+	uint8_t step;	 /* resume with a single step */
 	uint8_t started; /* seen its first stop */
 };
 
@@ -87,6 +89,7 @@ struct ct_pt_proc {
 	uint32_t parent_instance, exec_instance, flags;
 	uint64_t fork_clock;
 	int nthreads;	   /* traced threads alive in it */
+	struct ct_buf modules; /* struct ct_ext_unload of the modules described */
 	uint8_t described; /* PROCESS written */
 };
 
@@ -111,7 +114,9 @@ int ct_pt_emit_call(struct ct_tracer *tr, struct ct_pt_thread *t, unsigned kind,
 		    uint64_t sp, uint64_t clock);
 int ct_pt_emit_ext(struct ct_tracer *tr, struct ct_pt_thread *t, uint32_t type,
 		   const void *payload, uint32_t len);
-int ct_pt_emit_mark(struct ct_tracer *tr, struct ct_pt_thread *t, uint32_t type, uint64_t sp);
+/* A mark (event.h): a stack pointer and maybe a small argument (a signal number). */
+int ct_pt_emit_mark(struct ct_tracer *tr, struct ct_pt_thread *t, uint32_t type, uint32_t arg,
+		    uint64_t sp);
 void ct_pt_publish(struct ct_tracer *tr, struct ct_pt_thread *t, uint32_t flags);
 void ct_pt_describe_process(struct ct_tracer *tr, struct ct_pt_thread *t);
 void ct_pt_describe_modules(struct ct_tracer *tr, struct ct_pt_thread *t);
@@ -126,6 +131,8 @@ struct ct_pt_bp *ct_pt_bp_find(struct ct_pt_space *s, uint64_t addr);
 /* Set a breakpoint (or add flags to one there); NULL if the code cannot take one. */
 struct ct_pt_bp *ct_pt_bp_set(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t addr,
 			      uint8_t flags);
+/* Forget breakpoints whose code is gone (dlclose), so a module mapped there later gets its own. */
+void ct_pt_bp_forget_unmapped(struct ct_pt_space *s);
 /* Take every breakpoint out (detach); 0 on success. */
 int ct_pt_bp_clear_all(struct ct_pt_space *s);
 /* Where an out-of-line copy of n bytes near addr can go; 0 if nowhere. */
@@ -141,6 +148,8 @@ uint64_t ct_pt_inject_mmap(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_
 #define CT_ARM_PROGRAM	 1 /* the executable */
 #define CT_ARM_LIBRARIES 2 /* the libraries loaded so far */
 int ct_pt_arm_image(struct ct_tracer *tr, struct ct_pt_thread *t, int what);
+/* After dlopen or dlclose: unloaded modules said and forgotten, the others armed again. */
+void ct_pt_forget_unloaded(struct ct_tracer *tr, struct ct_pt_thread *t);
 
 /* stops.c: one stop of a thread */
 /* Handle the stop waitpid reported; the signal to resume the thread with, -1: leave it stopped. */

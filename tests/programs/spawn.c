@@ -7,6 +7,9 @@
  *
  * CT-THREADS: 5
  * CT-AT-LEAST: ^main$
+ * CT-METHODS: finstrument fentry patchable mcount patch
+ * (ptrace also sees posix_spawn's and the shell's children before they exec:
+ * tests/ptrace checks its tree)
  */
 #include <spawn.h>
 #include <sys/wait.h>
