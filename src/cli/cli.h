@@ -17,6 +17,7 @@ int ct_cmd_report(int argc, char **argv);
 int ct_cmd_info(int argc, char **argv);
 int ct_cmd_dump(int argc, char **argv);
 int ct_cmd_snapshot(int argc, char **argv);
+int ct_cmd_attach(int argc, char **argv);
 int ct_cmd_live(int argc, char **argv);
 int ct_cmd_flame(int argc, char **argv);
 int ct_cmd_export(int argc, char **argv);

@@ -21,6 +21,7 @@ static const struct {
 	  "every record as stored: time, thread, kind, stack pointer, function" },
 	{ "flame", ct_cmd_flame, "the calls merged by call stack, as an HTML flame graph" },
 	{ "export", ct_cmd_export, "the calls as a Perfetto trace, Chrome JSON or folded stacks" },
+	{ "attach", ct_cmd_attach, "trace a running process until Ctrl-C, then let it go" },
 	{ "snapshot", ct_cmd_snapshot,
 	  "write a flight recorder's newest events now (record --ring)" },
 };

@@ -3,6 +3,7 @@
 #ifndef CT_PTRACE_H
 #define CT_PTRACE_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "../common/pool.h"
@@ -13,5 +14,14 @@
  * *status the exit status to give up with).
  */
 pid_t ct_ptrace_launch(char **argv, struct ct_pool_ctl *ctl, int follow, int *status);
+
+/*
+ * Fork a tracer that seizes every thread of pid, traces it through
+ * breakpoints until SIGINT/SIGTERM, duration_ms (0: no limit) or its end,
+ * then leaves it as it was; the tracer's pid once every thread is stopped
+ * and ours, else -1 (the error said).
+ */
+pid_t ct_ptrace_attach(pid_t pid, struct ct_pool_ctl *ctl, int follow, uint64_t duration_ms,
+		       int *status);
 
 #endif

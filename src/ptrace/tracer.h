@@ -55,6 +55,7 @@ struct ct_pt_space {
 	struct ct_pt_scratch *scratch;
 	size_t nscratch;
 	uint64_t stub; /* "syscall; int3", for injected system calls; 0 until mapped */
+	int left;      /* attach: breakpoints out, scratch unmapped */
 	struct ct_map armed;  /* load bias + 1 of the modules given their breakpoints */
 };
 
@@ -78,6 +79,7 @@ struct ct_pt_thread {
 	int entering;	 /* a handler for this signal is about to run: step into it */
 	uint8_t step;	 /* resume with a single step */
 	uint8_t started; /* seen its first stop */
+	uint8_t held;	 /* attach: stopped for good, to be let go */
 };
 
 struct ct_pt_proc {

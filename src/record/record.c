@@ -238,6 +238,10 @@ static void ct_run(struct ct_session *s)
 				kill(s->child, ct_forward_sig);
 			ct_forward_sig = 0;
 		}
+		if (ct_interrupted && s->o->attach_pid && !s->child_done) {
+			kill(s->child, SIGINT); /* attach: the tracer detaches */
+			ct_interrupted = 0;
+		}
 		size_t n = ct_collect(&s->col, CT_TAKE_FULL);
 		if (s->w.error && !s->write_failed) {
 			s->write_failed = 1;
@@ -505,7 +509,10 @@ int ct_record(const struct ct_record_opts *o)
 	struct ct_clock_sample start = ct_sample(s.clock);
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	if (o->ptrace)
+	if (o->attach_pid)
+		s.child = ct_ptrace_attach(o->attach_pid, s.pool.ctl, !o->no_follow, o->duration_ms,
+					   &status);
+	else if (o->ptrace)
 		s.child = ct_ptrace_launch(o->argv, s.pool.ctl, !o->no_follow, &status);
 	else
 		s.child = ct_launch(o->argv, runtime, s.pool.path, o->no_follow, &status);

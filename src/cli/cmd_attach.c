@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/* calltrace attach -p PID: trace a process that is already running, then let it go. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "../record/record.h"
+
+static const char ct_attach_help[] =
+	"usage: calltrace attach -p PID [options]\n\n"
+	"Trace the running process PID (every thread, and the processes it makes) until\n"
+	"Ctrl-C, --duration, or its end; then take every breakpoint out and let it run on\n"
+	"exactly as before. Calls already under way when tracing starts are not shown.\n"
+	"Tracing is done through breakpoints (--method=ptrace); loading the runtime into\n"
+	"the process is not available yet.\n\n"
+	"  -p, --pid=PID          the process to trace\n"
+	"  -o, --output=PATH      write the trace to PATH (default: calltrace.data)\n"
+	"      --duration=TIME    stop after TIME (like 5s, 500ms, 2m)\n"
+	"      --method=METHOD    ptrace (the default, and the only one for now)\n"
+	"  -P, --patch=PATTERN    trace only functions matching the glob (as for record;\n"
+	"                         'lib.so:GLOB' takes a library's functions)\n"
+	"      --no-follow        do not trace the processes it makes\n"
+	"  -b, --buffer-size=SIZE shared buffer between the tracer and the recorder (32M)\n"
+	"  -h, --help             this help\n";
+
+static const struct option ct_attach_longopts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "duration", required_argument, NULL, 1200 },
+	{ "method", required_argument, NULL, 1201 },
+	{ "patch", required_argument, NULL, 'P' },
+	{ "no-follow", no_argument, NULL, 1202 },
+	{ "buffer-size", required_argument, NULL, 'b' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+/* "5s", "500ms", "2m", "1.5" (seconds) -> milliseconds; 0 if not a duration. */
+static uint64_t ct_duration_ms(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end), ns;
+	if (end != s && !*end)
+		ns = v * 1e9;
+	else if (end != s && (!strcmp(end, "m") || !strcmp(end, "min")))
+		ns = v * 60e9;
+	else
+		ns = ct_parse_duration(s); /* 10ms, 2s ... */
+	return ns > 0 && ns < 1e16 ? (uint64_t)(ns / 1e6 + 0.999) : 0;
+}
+
+/* The process's command line, for info: NUL-separated in /proc/PID/cmdline. */
+static char **ct_cmdline_of(pid_t pid)
+{
+	static char buf[4096];
+	static char *argv[64];
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	size_t k = 0;
+	for (size_t at = 0; at < n && k < 63; at += strlen(buf + at) + 1)
+		argv[k++] = buf + at;
+	if (!k)
+		argv[k++] = "?";
+	argv[k] = NULL;
+	return argv;
+}
+
+int ct_cmd_attach(int argc, char **argv)
+{
+	struct ct_record_opts o = {
+		.output = CT_DEFAULT_OUTPUT,
+		.buffer_size = CT_DEFAULT_BUFFER,
+		.chunk_size = CT_DEFAULT_CHUNK,
+		.level = CT_DEFAULT_ZSTD_LEVEL,
+		.ptrace = 1,
+		.keep_quiet = 1,
+	};
+	int c;
+	while ((c = ct_getopt("attach", argc, argv, "+p:o:b:P:h", ct_attach_longopts)) != -1) {
+		switch (c) {
+		case 'p': {
+			char *end;
+			long pid = strtol(optarg, &end, 10);
+			if (*end || pid <= 0 || pid > INT32_MAX) {
+				ct_error("attach: -p takes a process id, not '%s'", optarg);
+				return CT_EXIT_USAGE;
+			}
+			o.attach_pid = (pid_t)pid;
+			break;
+		}
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'b':
+			if (ct_parse_size(optarg, &o.buffer_size) < 0 || o.buffer_size < (256 << 10)) {
+				ct_error("attach: --buffer-size takes a size like 64M, not '%s'", optarg);
+				return CT_EXIT_USAGE;
+			}
+			break;
+		case 1200:
+			o.duration_ms = ct_duration_ms(optarg);
+			if (!o.duration_ms) {
+				ct_error("attach: --duration takes a time like 5s or 500ms, not '%s'",
+					 optarg);
+				return CT_EXIT_USAGE;
+			}
+			break;
+		case 1201:
+			if (strcmp(optarg, "ptrace") && strcmp(optarg, "auto")) {
+				ct_error("attach: --method takes ptrace (or auto), not '%s'", optarg);
+				return CT_EXIT_USAGE;
+			}
+			break;
+		case 'P':
+			if (ct_trace_opt("attach", 'P', optarg) < 0)
+				return CT_EXIT_USAGE;
+			break;
+		case 1202:
+			o.no_follow = 1;
+			break;
+		case 'h':
+			fputs(ct_attach_help, stdout);
+			return 0;
+		default:
+			return CT_EXIT_USAGE;
+		}
+	}
+	if (!o.attach_pid) {
+		ct_error("attach: which process? (usage: calltrace attach -p PID [options])");
+		return CT_EXIT_USAGE;
+	}
+	if (optind < argc) {
+		ct_error("attach: unexpected argument '%s' (the process is given by -p PID)",
+			 argv[optind]);
+		return CT_EXIT_USAGE;
+	}
+	if (kill(o.attach_pid, 0) < 0 && errno == ESRCH) {
+		ct_error("attach: no process %d", (int)o.attach_pid);
+		return CT_EXIT_USAGE;
+	}
+	if (o.buffer_size / o.chunk_size < 4)
+		o.buffer_size = 4ull * o.chunk_size;
+	o.argv = ct_cmdline_of(o.attach_pid);
+	return ct_record(&o);
+}

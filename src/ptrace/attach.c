@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * calltrace attach: trace a process that is already running, through
+ * breakpoints, then leave it exactly as it was. Every thread is seized and
+ * stopped before a byte changes; at the end (Ctrl-C, --duration, or the
+ * process exiting) every thread is stopped again, those stopped on one of our
+ * breakpoints are put back on the instruction it covers, those inside an
+ * out-of-line copy are stepped out of it, the original bytes go back, our
+ * scratch memory is unmapped, and the threads are let go with the signals
+ * they had pending.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tracer.h"
+#include "ptrace.h"
+#include "../arch/x86_64/ptrace_arch.h"
+
+static volatile sig_atomic_t ct_stop_asked;
+
+static void ct_on_stop_signal(int sig)
+{
+	(void)sig;
+	ct_stop_asked = 1;
+}
+
+static pid_t ct_tracer_pid(pid_t pid)
+{
+	char path[64], line[128];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	int tracer = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return tracer;
+}
+
+/* Wait for tid's stop after PTRACE_INTERRUPT; other results of it are handled on the way. */
+static int ct_wait_stopped(pid_t tid, int *status)
+{
+	for (;;) {
+		pid_t r = waitpid(tid, status, __WALL);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || !WIFSTOPPED(*status))
+			return -1;
+		return 0;
+	}
+}
+
+/* Seize every thread of pid (new ones may appear meanwhile); 0, or an errno. */
+static int ct_seize_all(struct ct_tracer *tr, struct ct_pt_proc *p)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)p->pid);
+	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
+	if (tr->follow)
+		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	for (int fresh = 1; fresh;) {
+		fresh = 0;
+		DIR *d = opendir(path);
+		if (!d)
+			return ESRCH;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			pid_t tid = atoi(e->d_name);
+			if (tid <= 0 || ct_pt_thread_get(tr, tid))
+				continue;
+			if (ptrace(PTRACE_SEIZE, tid, 0, opts) < 0) {
+				int err = errno;
+				if (err == ESRCH && tid != p->pid)
+					continue; /* it ended meanwhile */
+				closedir(d);
+				return err;
+			}
+			int st;
+			ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+			if (ct_wait_stopped(tid, &st) < 0)
+				continue;
+			struct ct_pt_thread *t = ct_pt_thread_add(tr, tid, p);
+			t->started = 1;
+			fresh = 1;
+		}
+		closedir(d);
+	}
+	return 0;
+}
+
+/* Every traced thread stopped; those on a breakpoint put back before it. */
+static void ct_stop_all(struct ct_tracer *tr)
+{
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+		if (tr->threads.keys[i] && t)
+			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+	}
+	for (;;) {
+		size_t running = 0;
+		for (size_t i = 0; i < tr->threads.cap; i++) {
+			struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+			running += tr->threads.keys[i] && t && !t->held;
+		}
+		if (!running)
+			return;
+		int st;
+		pid_t pid = waitpid(-1, &st, __WALL);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		struct ct_pt_thread *t = ct_pt_thread_get(tr, pid);
+		if (!t)
+			continue;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			ct_pt_thread_gone(tr, t);
+			continue;
+		}
+		int sig = WSTOPSIG(st), event = st >> 16;
+		if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK ||
+		    event == PTRACE_EVENT_VFORK) {
+			ct_pt_on_event(tr, t, event); /* the new one gets stopped too */
+			ptrace(PTRACE_CONT, t->tid, 0, 0);
+			continue;
+		}
+		t->held = 1;
+		if (event == 0 && sig == SIGTRAP) {
+			ct_regs r;
+			ptrace(PTRACE_GETREGS, t->tid, 0, &r);
+			uint64_t at = ct_regs_pc(&r) - CT_ARCH_BREAK_LEN;
+			if (ct_pt_bp_find(t->proc->space, at)) { /* run it again, unbroken */
+				ct_regs_set_pc(&r, at);
+				ptrace(PTRACE_SETREGS, t->tid, 0, &r);
+			} else {
+				t->pending_sig = sig;
+			}
+		} else if (event == 0 && sig != SIGSTOP) {
+			t->pending_sig = sig; /* the program's: it gets it after we leave */
+		}
+	}
+}
+
+/* Is a SIGTRAP pending for the thread (it hit a breakpoint as we stopped it)? */
+static int ct_trap_pending(pid_t tid)
+{
+	char path[64], line[128];
+	unsigned long long pending = 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	FILE *f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigPnd: %llx", &pending) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return pending >> (SIGTRAP - 1) & 1;
+}
+
+/*
+ * A thread stopped just past one of our int3s with its SIGTRAP still queued:
+ * let it take the signal (we keep it), and put it back on the instruction.
+ */
+static void ct_take_trap(struct ct_pt_thread *t)
+{
+	ct_regs r;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+		return;
+	uint64_t at = ct_regs_pc(&r) - CT_ARCH_BREAK_LEN;
+	if (!ct_pt_bp_find(t->proc->space, at) || !ct_trap_pending(t->tid))
+		return;
+	for (int i = 0; i < 16; i++) {
+		int st;
+		if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0 || ct_wait_stopped(t->tid, &st) < 0)
+			return;
+		if ((st >> 16) == 0 && WSTOPSIG(st) == SIGTRAP)
+			break;
+		if ((st >> 16) == 0 && WSTOPSIG(st) != SIGSTOP)
+			t->pending_sig = WSTOPSIG(st);
+	}
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0 && ct_regs_pc(&r) == at + CT_ARCH_BREAK_LEN) {
+		ct_regs_set_pc(&r, at);
+		ptrace(PTRACE_SETREGS, t->tid, 0, &r);
+	}
+}
+
+static int ct_in_scratch(const struct ct_pt_space *s, uint64_t pc)
+{
+	for (size_t i = 0; i < s->nscratch; i++)
+		if (pc >= s->scratch[i].base && pc < s->scratch[i].base + s->scratch[i].size)
+			return 1;
+	return 0;
+}
+
+/* A thread in the middle of an out-of-line copy finishes it (a few steps). */
+static void ct_step_out(struct ct_pt_thread *t)
+{
+	for (int i = 0; i < 64; i++) {
+		ct_regs r;
+		int st;
+		if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0 ||
+		    !ct_in_scratch(t->proc->space, ct_regs_pc(&r)))
+			return;
+		if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0 || ct_wait_stopped(t->tid, &st) < 0)
+			return;
+		if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSTOP)
+			t->pending_sig = WSTOPSIG(st);
+	}
+}
+
+/* Breakpoints out and scratch unmapped in the space of t, then every thread let go. */
+static void ct_leave(struct ct_tracer *tr)
+{
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+		if (tr->threads.keys[i] && t) {
+			ct_take_trap(t);
+			ct_step_out(t);
+		}
+	}
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+		struct ct_pt_space *s = t && tr->threads.keys[i] ? t->proc->space : NULL;
+		if (!s || s->left)
+			continue;
+		s->left = 1;
+		ct_pt_bp_clear_all(s);
+		s->stub = 0; /* the stub goes with its region: unmap through the code at the pc */
+		for (size_t k = 0; k < s->nscratch; k++) {
+			long args[2] = { (long)s->scratch[k].base, (long)s->scratch[k].size };
+			ct_pt_inject_syscall(tr, t, SYS_munmap, args, 2);
+		}
+		s->nscratch = 0;
+	}
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+		if (!tr->threads.keys[i] || !t)
+			continue;
+		ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)t->pending_sig);
+		ct_pt_thread_gone(tr, t);
+	}
+}
+
+static int ct_attach_loop(struct ct_tracer *tr)
+{
+	while (tr->nthreads) {
+		if (ct_stop_asked) {
+			ct_stop_all(tr);
+			ct_leave(tr);
+			return 0;
+		}
+		int st;
+		pid_t pid = waitpid(-1, &st, __WALL);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		struct ct_pt_thread *t = ct_pt_thread_get(tr, pid);
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			if (t)
+				ct_pt_thread_gone(tr, t);
+			continue;
+		}
+		if (!t) {
+			ct_pt_early_stop(tr, pid, st);
+			continue;
+		}
+		if ((st >> 16) == PTRACE_EVENT_STOP) {
+			if (WSTOPSIG(st) == SIGTRAP) /* a new thread's first stop */
+				ptrace(PTRACE_CONT, pid, 0, 0);
+			else /* a group stop: it stays stopped as the program wants */
+				ptrace(PTRACE_LISTEN, pid, 0, 0);
+			t->started = 1;
+			continue;
+		}
+		int sig = ct_pt_on_stop(tr, t, st);
+		if (sig >= 0)
+			ct_pt_resume(t, sig);
+	}
+	return 0;
+}
+
+static void __attribute__((noreturn)) ct_attach_main(pid_t pid, struct ct_pool_ctl *ctl,
+						     int follow, uint64_t duration_ms, int report)
+{
+	struct ct_tracer tr = { .ctl = ctl, .tsc = ctl->clock == CT_CLOCK_TSC, .follow = follow };
+	struct sigaction sa = { .sa_handler = ct_on_stop_signal }; /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	ct_map_init(&tr.threads, 64);
+	tr.main_pid = pid;
+	tr.attached = 1;
+	struct ct_pt_proc *p = ct_pt_proc_add(&tr, pid, NULL);
+	int err = p->space->memfd < 0 ? errno : ct_seize_all(&tr, p);
+	ssize_t w = write(report, &err, sizeof(err));
+	(void)w;
+	close(report);
+	if (err)
+		_exit(1);
+	atomic_fetch_or(&ctl->methods, CT_METHOD_PTRACE);
+	struct ct_pt_thread *t = ct_pt_thread_get(&tr, pid);
+	p->ppid = getppid();
+	if (t) {
+		ct_pt_describe_process(&tr, t);
+		ct_pt_arm_image(&tr, t, CT_ARM_PROGRAM | CT_ARM_LIBRARIES);
+	}
+	for (size_t i = 0; i < tr.threads.cap; i++) {
+		struct ct_pt_thread *o = (void *)(uintptr_t)tr.threads.vals[i];
+		if (tr.threads.keys[i] && o)
+			ct_pt_resume(o, 0);
+	}
+	if (duration_ms) {
+		struct itimerval it = { .it_value = { (time_t)(duration_ms / 1000),
+						      (suseconds_t)(duration_ms % 1000) * 1000 } };
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
+	ct_attach_loop(&tr);
+	_exit(0);
+}
+
+pid_t ct_ptrace_attach(pid_t pid, struct ct_pool_ctl *ctl, int follow, uint64_t duration_ms,
+		       int *status)
+{
+	int pfd[2];
+	*status = 1;
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		ct_error("cannot create a pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid_t tracer = fork();
+	if (tracer < 0) {
+		ct_error("cannot fork: %s", strerror(errno));
+		return -1;
+	}
+	if (tracer == 0) {
+		close(pfd[0]);
+		ct_attach_main(pid, ctl, follow, duration_ms, pfd[1]);
+	}
+	close(pfd[1]);
+	int err = ECHILD;
+	ssize_t r;
+	do
+		r = read(pfd[0], &err, sizeof(err));
+	while (r < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (r == (ssize_t)sizeof(err) && !err)
+		return tracer;
+	waitpid(tracer, NULL, 0);
+	pid_t other = ct_tracer_pid(pid);
+	if (err == ESRCH || kill(pid, 0) < 0)
+		ct_error("attach: no process %d", (int)pid);
+	else if (other)
+		ct_error("attach: process %d is already traced by process %d", (int)pid, (int)other);
+	else if (err == EPERM || err == EACCES)
+		ct_error("attach: not permitted to trace process %d (%s; see "
+			 "/proc/sys/kernel/yama/ptrace_scope)",
+			 (int)pid, strerror(err));
+	else
+		ct_error("attach: cannot trace process %d: %s", (int)pid, strerror(err));
+	return -1;
+}
