@@ -220,6 +220,23 @@ static void ct_step_out(struct ct_pt_thread *t)
 	}
 }
 
+/*
+ * A thread stopped outside any system call, to run ours: one stopped inside
+ * a blocking call does not always resume where its registers are set (seen
+ * on paravirtualised kernels), so those are never used.
+ */
+static struct ct_pt_thread *ct_injectable(struct ct_tracer *tr, struct ct_pt_proc *p)
+{
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+		ct_regs r;
+		if (tr->threads.keys[i] && t && t->proc == p &&
+		    ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0 && (int64_t)r.orig_rax < 0)
+			return t;
+	}
+	return NULL;
+}
+
 /* Breakpoints out and scratch unmapped in the space of t, then every thread let go. */
 static void ct_leave(struct ct_tracer *tr)
 {
@@ -238,11 +255,12 @@ static void ct_leave(struct ct_tracer *tr)
 		s->left = 1;
 		ct_pt_bp_clear_all(s);
 		s->stub = 0; /* the stub goes with its region: unmap through the code at the pc */
-		for (size_t k = 0; k < s->nscratch; k++) {
+		struct ct_pt_thread *by = ct_injectable(tr, t->proc);
+		for (size_t k = 0; by && k < s->nscratch; k++) {
 			long args[2] = { (long)s->scratch[k].base, (long)s->scratch[k].size };
-			ct_pt_inject_syscall(tr, t, SYS_munmap, args, 2);
+			ct_pt_inject_syscall(tr, by, SYS_munmap, args, 2);
 		}
-		s->nscratch = 0;
+		s->nscratch = 0; /* else it stays mapped, unused: every thread is in a call */
 	}
 	for (size_t i = 0; i < tr->threads.cap; i++) {
 		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
@@ -316,11 +334,12 @@ static void __attribute__((noreturn)) ct_attach_main(pid_t pid, struct ct_pool_c
 	if (err)
 		_exit(1);
 	atomic_fetch_or(&ctl->methods, CT_METHOD_PTRACE);
-	struct ct_pt_thread *t = ct_pt_thread_get(&tr, pid);
+	struct ct_pt_thread *t = ct_pt_thread_get(&tr, pid), *by = ct_injectable(&tr, p);
 	p->ppid = getppid();
 	if (t) {
 		ct_pt_describe_process(&tr, t);
-		ct_pt_arm_image(&tr, t, CT_ARM_PROGRAM | CT_ARM_LIBRARIES);
+		p->space->no_inject = !by; /* then breakpoints are stepped over */
+		ct_pt_arm_image(&tr, by ? by : t, CT_ARM_PROGRAM | CT_ARM_LIBRARIES);
 	}
 	for (size_t i = 0; i < tr.threads.cap; i++) {
 		struct ct_pt_thread *o = (void *)(uintptr_t)tr.threads.vals[i];

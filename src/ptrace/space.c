@@ -141,7 +141,7 @@ uint64_t ct_pt_scratch_alloc(struct ct_tracer *tr, struct ct_pt_thread *t, uint6
 			return at;
 		}
 	}
-	uint64_t hint = ct_nearest_gap(t->proc->pid, addr, CT_SCRATCH_SIZE);
+	uint64_t hint = s->no_inject ? 0 : ct_nearest_gap(t->proc->pid, addr, CT_SCRATCH_SIZE);
 	if (!hint)
 		return 0;
 	uint64_t base = ct_pt_inject_mmap(tr, t, hint, CT_SCRATCH_SIZE, PROT_READ | PROT_EXEC);

@@ -56,6 +56,7 @@ struct ct_pt_space {
 	size_t nscratch;
 	uint64_t stub; /* "syscall; int3", for injected system calls; 0 until mapped */
 	int left;      /* attach: breakpoints out, scratch unmapped */
+	int no_inject; /* no thread may run a call of ours: breakpoints are stepped over */
 	struct ct_map armed;  /* load bias + 1 of the modules given their breakpoints */
 };
 

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The ptrace method and attach.
+#  - test programs (tests/programs, the seed's samples among them) traced by
+#    record --method=ptrace, gcc -O2 and clang -O0: same checks as every
+#    other method (exact counts, expected trees), through tests/lib/job.sh;
+#  - a static binary and a PIE: output unchanged, exact counts;
+#  - attach: a multi-threaded program that checks its own results is
+#    attached to and detached from 20 times; it must finish with every
+#    result right, no int3 left at any function, no mapping of ours left,
+#    no tracer; a program that forks; the errors (no such process, already
+#    traced, not permitted, bad options).
+set -u
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${BUILD:-build}
+case $build in /*) ;; *) build=$root/$build ;; esac
+CT=${CALLTRACE:-$build/calltrace}
+out=${TEST_OUT:-$build/tests}/ptrace
+PY=${PY:-python3}
+rm -rf "$out"
+mkdir -p "$out"
+cd "$out" || exit 1
+pass() { echo "ok ptrace/$1"; }
+fail() {
+	echo "FAIL ptrace/$1: $2"
+	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
+}
+
+# ---- test programs through the common job ---------------------------------------
+progs="recursion threads fork exec_chain longjmp exceptions exceptions_tailcall signal_handler
+	crash cxx_classes callbacks dlopen_runpath plugin_swap thread_names sample_sum sample_thread
+	sample_throw static_funcs exit_deep shlib"
+for p in $progs; do
+	for c in gcc-O2-ptrace clang-O0-ptrace; do echo "$p $c"; done
+done | OUT=$out ROOT=$root CT=$CT PY=$PY xargs -P "${JOBS:-2}" -n 2 "$root/tests/lib/job.sh"
+for p in $progs; do
+	for c in gcc-O2-ptrace clang-O0-ptrace; do
+		sed 's/^\(ok\|FAIL\) /\1 ptrace\//' "$out/results/$p.$c" 2>/dev/null ||
+			fail "$p/$c" "no result"
+	done
+done
+
+# ---- a static binary and a PIE ------------------------------------------------------
+for kind in static pie; do
+	flag=-static
+	[ $kind = pie ] && flag=-pie
+	if ! gcc -O0 -g $flag -fPIE -o "counted-$kind" "$here/counted.c" 2>"$kind.build"; then
+		fail "$kind/build" "gcc $flag failed" "$kind.build"
+		continue
+	fi
+	"./counted-$kind" >"$kind.native"
+	if ! "$CT" record --method=ptrace -o "$kind.data" "./counted-$kind" >"$kind.out" 2>"$kind.err"; then
+		fail "$kind/record" "record --method=ptrace failed" "$kind.err"
+		continue
+	fi
+	cmp -s "$kind.native" "$kind.out" && pass "$kind/same-output" ||
+		fail "$kind/same-output" "output differs when traced" "$kind.out"
+	"$CT" report -i "$kind.data" --json >"$kind.json" 2>>"$kind.err"
+	if "$PY" - "$kind.native" "$kind.json" >"$kind.check" 2>&1 <<'PY'; then
+import json, sys
+truth = {l.split()[0]: int(l.split()[1]) for l in open(sys.argv[1]) if l.split()[0] in ('leaf', 'mid')}
+got = {e['name']: e['calls'] for e in json.load(open(sys.argv[2]))}
+bad = ['%s: %s traced, %d made' % (n, got.get(n), v) for n, v in truth.items() if got.get(n) != v]
+if got.get('main') != 1:
+    bad.append('main: %s traced' % got.get('main'))
+print('\n'.join(bad))
+sys.exit(1 if bad else 0)
+PY
+		pass "$kind/counts"
+	else
+		fail "$kind/counts" "counts differ" "$kind.check"
+	fi
+	"$CT" info -i "$kind.data" | grep -q '^method: *ptrace' && pass "$kind/info-method" ||
+		fail "$kind/info-method" "info does not say ptrace"
+done
+
+# ---- attach and detach, again and again ---------------------------------------------
+gcc -O1 -g -pthread -o worker "$here/worker.c" || fail worker/build "gcc failed"
+# no_trace_left PID: no int3 at any function of worker, no mapping of ours, no tracer
+no_trace_left() {
+	"$PY" - "$1" "$out/worker" <<'PY'
+import subprocess, sys
+pid, exe = int(sys.argv[1]), sys.argv[2]
+base = None
+for l in open('/proc/%d/maps' % pid):
+    f = l.split()
+    if len(f) >= 6 and f[5] == exe and int(f[2], 16) == 0:
+        base = int(f[0].split('-')[0], 16)
+        break
+pie = open(exe, 'rb').read(18)[16] == 3
+syms = subprocess.run(['nm', '--defined-only', exe], capture_output=True, text=True).stdout
+left = []
+with open('/proc/%d/mem' % pid, 'rb') as mem:
+    for l in syms.splitlines():
+        a, t, n = l.split()[:3]
+        if t not in 'Tt':
+            continue
+        mem.seek(int(a, 16) + (base if pie else 0))
+        if mem.read(1) == b'\xcc':
+            left.append(n)
+tracer = [l.split()[1] for l in open('/proc/%d/status' % pid) if l.startswith('TracerPid')][0]
+if left or tracer != '0':
+    print('int3 left at %s; tracer %s' % (left, tracer))
+    sys.exit(1)
+PY
+}
+./worker 9000 >worker.out 2>&1 &
+wpid=$!
+sleep 0.3
+maps_before=$(wc -l <"/proc/$wpid/maps")
+ok_runs=0
+for i in $(seq 1 20); do
+	if "$CT" attach -p "$wpid" --duration 100ms -o "attach$i.data" 2>"attach$i.err"; then
+		ok_runs=$((ok_runs + 1))
+	else
+		fail "attach/run$i" "calltrace attach failed" "attach$i.err"
+	fi
+done
+[ $ok_runs = 20 ] && pass attach/20-runs
+if no_trace_left "$wpid" >left.out 2>&1; then
+	pass attach/nothing-left
+else
+	fail attach/nothing-left "the process still shows our traces" left.out
+fi
+maps_after=$(wc -l <"/proc/$wpid/maps")
+[ "$maps_before" = "$maps_after" ] && pass attach/scratch-unmapped ||
+	fail attach/scratch-unmapped "$maps_before mappings before, $maps_after after"
+"$CT" report -i attach1.data --json >attach1.json 2>/dev/null
+if "$PY" -c '
+import json, sys
+got = {e["name"]: e["calls"] for e in json.load(open(sys.argv[1]))}
+sys.exit(0 if got.get("step", 0) > 0 and got.get("work", 0) >= 2 * got.get("step", 0) - 2 else 1)
+' attach1.json; then
+	pass attach/calls-seen
+else
+	fail attach/calls-seen "step/work not in the attached trace" attach1.json
+fi
+threads=$("$CT" info -i attach1.data 2>/dev/null | sed -n 's/^threads: *//p')
+[ "${threads:-0}" -ge 3 ] && pass attach/all-threads || fail attach/all-threads "$threads threads traced, expected 3"
+wait "$wpid"
+st=$?
+[ $st = 0 ] && grep -q '^bad=0$' worker.out && pass attach/program-results-right ||
+	fail attach/program-results-right "status $st" worker.out
+
+# ---- attach to a process that forks -------------------------------------------------
+./worker 2500 fork >fork.out 2>&1 &
+fpid=$!
+sleep 0.3
+"$CT" attach -p "$fpid" --duration 800ms -o fork.data 2>fork.err || fail attach/fork "attach failed" fork.err
+procs=$("$CT" info -i fork.data 2>/dev/null | sed -n 's/^processes: *//p')
+[ "${procs:-0}" -ge 2 ] && pass attach/fork-children-traced ||
+	fail attach/fork-children-traced "${procs:-0} processes in the trace" fork.err
+wait "$fpid"
+st=$?
+[ $st = 0 ] && grep -q '^bad=0$' fork.out && pass attach/fork-results-right ||
+	fail attach/fork-results-right "status $st" fork.out
+
+# ---- errors ---------------------------------------------------------------------------
+# expect_error NAME CMD...: non-zero exit, exactly one line on stderr starting "calltrace: "
+expect_error() {
+	local name=$1
+	shift
+	timeout -k 5 30 "$@" >err.out 2>err.txt </dev/null && {
+		fail "$name" "exit status 0, expected an error"
+		return
+	}
+	[ "$(wc -l <err.txt)" = 1 ] && grep -q '^calltrace: ' err.txt && pass "$name" ||
+		fail "$name" "stderr is not one line starting \"calltrace: \"" err.txt
+}
+expect_error errors/no-such-process "$CT" attach -p 999999999
+expect_error errors/no-pid "$CT" attach
+expect_error errors/bad-duration "$CT" attach -p 1 --duration soon
+expect_error errors/bad-method "$CT" attach -p 1 --method=patch
+expect_error errors/ptrace-with-args "$CT" record --method=ptrace -a ./worker 10
+expect_error errors/missing-program "$CT" record --method=ptrace ./no-such-program
+sleep 30 &
+spid=$!
+"$CT" attach -p "$spid" --duration 3s -o first.data 2>first.err &
+apid=$!
+sleep 0.5
+expect_error errors/already-traced "$CT" attach -p "$spid" -o second.data
+grep -q 'already traced' err.txt || fail errors/already-traced-says-why "$(cat err.txt)"
+wait "$apid"
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	expect_error errors/not-permitted setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$CT" attach -p "$spid" -o /tmp/ct-not-permitted.data
+else
+	pass "errors/not-permitted # SKIP not root or no setpriv"
+fi
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+exit 0
