@@ -130,7 +130,7 @@ MANDIR		?= $(PREFIX)/share/man
 PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
 INSTALL		?= install
 
-MAN1	:= calltrace.1 $(patsubst %,calltrace-%.1,record live replay report info dump flame \
+MAN1	:= calltrace.1 $(patsubst %,calltrace-%.1,record live attach replay report info dump flame \
 	   export snapshot)
 MAN3	:= calltrace.3
 # One page per API function, each a link (.so) to calltrace.3, made in $(BUILD)/man3.

@@ -82,8 +82,9 @@ struct ct_cli_filter {
 #define CT_TRACE_HELP                                                                              \
 	"      --method=METHOD    how calls are seen: auto (default: the best the program\n"        \
 	"                         offers), finstrument, fentry (-pg [-mfentry]), patchable\n"       \
-	"                         (-fpatchable-function-entry), or patch (functions of an\n"        \
-	"                         unmodified program patched in memory)\n"                          \
+	"                         (-fpatchable-function-entry), patch (functions of an\n"           \
+	"                         unmodified program patched in memory), or ptrace\n"              \
+	"                         (breakpoints, no runtime in the program: static binaries)\n"     \
 	"  -P, --patch=PATTERN    patch only functions matching the glob (repeatable);\n"           \
 	"                         'lib.so:GLOB' patches a shared library's functions too,\n"        \
 	"                         '!GLOB' leaves functions out; 'GLOB@LIB' takes calls\n"         \
