@@ -28,9 +28,8 @@ fail() {
 }
 
 # ---- test programs through the common job ---------------------------------------
-progs="recursion threads fork exec_chain longjmp exceptions exceptions_tailcall signal_handler
-	crash cxx_classes callbacks dlopen_runpath plugin_swap thread_names sample_sum sample_thread
-	sample_throw static_funcs exit_deep shlib"
+progs="recursion threads fork exec_chain longjmp exceptions signal_handler crash dlopen_runpath
+	plugin_swap thread_names sample_thread sample_throw static_funcs"
 for p in $progs; do
 	for c in gcc-O2-ptrace clang-O0-ptrace; do echo "$p $c"; done
 done | OUT=$out ROOT=$root CT=$CT PY=$PY xargs -P "${JOBS:-2}" -n 2 "$root/tests/lib/job.sh"

@@ -2,8 +2,7 @@
  * and detaches again and again: two worker threads and the main thread call
  * step() and work(), compare with the closed form, and count mistakes. With
  * "fork", the main thread also makes a child now and then that does the same.
- * Exits 1 if any result was wrong, 0 otherwise; prints "bad=N". (The workers
- * never sleep: see DESIGN.md on threads blocked in a sleep while attached.)
+ * Exits 1 if any result was wrong, 0 otherwise; prints "bad=N".
  */
 #include <pthread.h>
 #include <sched.h>
@@ -13,12 +12,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-__attribute__((noinline)) long work(long x)
+/* noipa: no caller may assume it pure and call it once for the whole loop */
+__attribute__((noipa)) long work(long x)
 {
 	return x * 3 + 1;
 }
 
-__attribute__((noinline)) long step(long i)
+__attribute__((noipa)) long step(long i)
 {
 	return work(i) + work(i + 1);
 }
@@ -26,7 +26,7 @@ __attribute__((noinline)) long step(long i)
 static volatile int stop;
 static long thread_bad[2];
 
-static long check_round(void)
+__attribute__((noipa)) static long check_round(void)
 {
 	long bad = 0;
 	for (long i = 0; i < 1000; i++)
