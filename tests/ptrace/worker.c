@@ -49,12 +49,13 @@ int main(int argc, char **argv)
 	int ms = argc > 1 ? atoi(argv[1]) : 3000;
 	int forks = argc > 2 && !strcmp(argv[2], "fork");
 	pthread_t t[2];
-	for (int i = 0; i < 2; i++)
+	int nthreads = forks ? 0 : 2; /* with forks, the main thread alone (it is what forks) */
+	for (int i = 0; i < nthreads; i++)
 		pthread_create(&t[i], NULL, worker, &thread_bad[i]);
 	long bad = 0;
 	for (int k = 0; k < ms / 10; k++) {
 		bad += check_round();
-		if (forks && k % 20 == 0) {
+		if (forks && k % 2 == 0) {
 			pid_t pid = fork();
 			if (pid == 0)
 				_exit(check_round() != 0);
@@ -65,7 +66,7 @@ int main(int argc, char **argv)
 		usleep(10000);
 	}
 	stop = 1;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);
 	bad += thread_bad[0] + thread_bad[1];
 	printf("bad=%ld\n", bad);

@@ -11,7 +11,7 @@ libs=$(pkg-config --libs libdw libelf libzstd)
 status=0
 for src in "$root"/tests/unit/test_*.c; do
 	name=$(basename "$src" .c)
-	if ! gcc -std=gnu11 -O1 -g -Wall -Wextra -D_GNU_SOURCE -I"$root" -o "$out/$name" "$src" $objs $libs -lstdc++ -lm 2>"$out/$name.log"; then
+	if ! gcc -std=gnu11 -O1 -g -Wall -Wextra -D_GNU_SOURCE -I"$root" -o "$out/$name" "$src" $objs $libs -lZydis -lstdc++ -lm -ldl 2>"$out/$name.log"; then
 		echo "FAIL unit/$name: does not build"
 		sed 's/^/    /' "$out/$name.log" | head -20
 		status=1
