@@ -10,7 +10,6 @@
  * they had pending.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,19 +34,6 @@ static void ct_on_stop_signal(int sig)
 	ct_stop_asked = 1;
 }
 
-static pid_t ct_tracer_pid(pid_t pid)
-{
-	char path[64], line[128];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "re");
-	int tracer = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return tracer;
-}
 
 /* Wait for tid's stop after PTRACE_INTERRUPT; other results of it are handled on the way. */
 static int ct_wait_stopped(pid_t tid, int *status)
@@ -157,16 +143,8 @@ static void ct_stop_all(struct ct_tracer *tr)
 /* Is a SIGTRAP pending for the thread (it hit a breakpoint as we stopped it)? */
 static int ct_trap_pending(pid_t tid)
 {
-	char path[64], line[128];
 	unsigned long long pending = 0;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	FILE *f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigPnd: %llx", &pending) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return pending >> (SIGTRAP - 1) & 1;
+	return ct_pt_status(tid, "SigPnd", &pending) == 0 && (pending >> (SIGTRAP - 1) & 1);
 }
 
 /*
@@ -311,10 +289,20 @@ static int ct_attach_loop(struct ct_tracer *tr)
 	return 0;
 }
 
-static void __attribute__((noreturn)) ct_attach_main(pid_t pid, struct ct_pool_ctl *ctl,
-						     int follow, uint64_t duration_ms, int report)
+struct ct_attach_args {
+	pid_t pid;
+	struct ct_pool_ctl *ctl;
+	int follow;
+	uint64_t duration_ms;
+};
+
+static void __attribute__((noreturn)) ct_attach_main(void *arg, int report)
 {
-	struct ct_tracer tr = { .ctl = ctl, .tsc = ctl->clock == CT_CLOCK_TSC, .follow = follow };
+	const struct ct_attach_args *a = arg;
+	pid_t pid = a->pid;
+	uint64_t duration_ms = a->duration_ms;
+	struct ct_pool_ctl *ctl = a->ctl;
+	struct ct_tracer tr = { .ctl = ctl, .tsc = ctl->clock == CT_CLOCK_TSC, .follow = a->follow };
 	struct sigaction sa = { .sa_handler = ct_on_stop_signal }; /* no SA_RESTART */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -358,37 +346,17 @@ static void __attribute__((noreturn)) ct_attach_main(pid_t pid, struct ct_pool_c
 pid_t ct_ptrace_attach(pid_t pid, struct ct_pool_ctl *ctl, int follow, uint64_t duration_ms,
 		       int *status)
 {
-	int pfd[2];
+	struct ct_attach_args a = { pid, ctl, follow, duration_ms };
+	int err;
 	*status = 1;
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		ct_error("cannot create a pipe: %s", strerror(errno));
-		return -1;
-	}
-	fflush(NULL);
-	pid_t tracer = fork();
-	if (tracer < 0) {
-		ct_error("cannot fork: %s", strerror(errno));
-		return -1;
-	}
-	if (tracer == 0) {
-		close(pfd[0]);
-		ct_attach_main(pid, ctl, follow, duration_ms, pfd[1]);
-	}
-	close(pfd[1]);
-	int err = ECHILD;
-	ssize_t r;
-	do
-		r = read(pfd[0], &err, sizeof(err));
-	while (r < 0 && errno == EINTR);
-	close(pfd[0]);
-	if (r == (ssize_t)sizeof(err) && !err)
+	pid_t tracer = ct_fork_reporting(ct_attach_main, &a, &err);
+	if (tracer > 0 || err < 0)
 		return tracer;
-	waitpid(tracer, NULL, 0);
-	pid_t other = ct_tracer_pid(pid);
+	unsigned long long other = 0;
 	if (err == ESRCH || kill(pid, 0) < 0)
 		ct_error("attach: no process %d", (int)pid);
-	else if (other)
-		ct_error("attach: process %d is already traced by process %d", (int)pid, (int)other);
+	else if (ct_pt_status(pid, "TracerPid", &other) == 0 && other)
+		ct_error("attach: process %d is already traced by process %llu", (int)pid, other);
 	else if (err == EPERM || err == EACCES)
 		ct_error("attach: not permitted to trace process %d (%s; see "
 			 "/proc/sys/kernel/yama/ptrace_scope)",

@@ -141,18 +141,6 @@ int ct_pt_emit_ext(struct ct_tracer *tr, struct ct_pt_thread *t, uint32_t type,
 	return 0;
 }
 
-static uint32_t ct_read_proc_file(pid_t pid, const char *name, char *buf, uint32_t size)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, size, f);
-	fclose(f);
-	return (uint32_t)n;
-}
-
 /* The PROCESS record, then the modules: first thing of an instance. */
 void ct_pt_describe_process(struct ct_tracer *tr, struct ct_pt_thread *t)
 {
@@ -175,14 +163,8 @@ void ct_pt_describe_process(struct ct_tracer *tr, struct ct_pt_thread *t)
 	clock_gettime(CLOCK_REALTIME, &now);
 	p->realtime_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pr->pid);
-	ssize_t n = readlink(path, text, room / 2);
-	if (n < 0)
-		n = 0;
-	text[n] = 0;
-	p->exe_len = (uint32_t)n + 1;
-	p->args_len = ct_read_proc_file(pr->pid, "cmdline", text + p->exe_len, room - p->exe_len);
+	p->exe_len = ct_pt_exe(pr->pid, text, room / 2) + 1;
+	p->args_len = ct_pt_proc_file(pr->pid, "cmdline", text + p->exe_len, room - p->exe_len);
 	ct_pt_emit_ext(tr, t, CT_EXT_PROCESS, p, (uint32_t)sizeof(*p) + p->exe_len + p->args_len);
 	ct_pt_describe_modules(tr, t);
 }

@@ -98,22 +98,6 @@ static void ct_each_module(struct ct_tracer *tr, struct ct_pt_thread *t, ct_modu
 	fclose(f);
 }
 
-static void ct_describe_one(struct ct_tracer *tr, struct ct_pt_thread *t,
-			    const struct ct_pt_module *m, void *arg)
-{
-	char buf[sizeof(struct ct_ext_module) + 4096];
-	struct ct_ext_module *em = (void *)buf;
-	(void)arg;
-	memset(em, 0, sizeof(*em));
-	em->base = m->base;
-	em->lo = m->lo;
-	em->hi = m->hi;
-	size_t n = strlen(m->path);
-	memcpy(em + 1, m->path, n + 1);
-	em->path_len = (uint32_t)n + 1;
-	ct_pt_emit_ext(tr, t, CT_EXT_MODULE, em, (uint32_t)sizeof(*em) + em->path_len);
-}
-
 static void ct_list_one(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_pt_module *m,
 			void *arg)
 {
@@ -124,15 +108,30 @@ static void ct_list_one(struct ct_tracer *tr, struct ct_pt_thread *t, const stru
 	ct_buf_append(b, &u, sizeof(u));
 }
 
-/* The modules mapped now, kept to tell which went at the next change. */
-static void ct_remember_modules(struct ct_tracer *tr, struct ct_pt_thread *t)
+/* A MODULE record, and the module in the list of arg. */
+static void ct_describe_one(struct ct_tracer *tr, struct ct_pt_thread *t,
+			    const struct ct_pt_module *m, void *arg)
+{
+	char buf[sizeof(struct ct_ext_module) + 4096];
+	struct ct_ext_module *em = (void *)buf;
+	memset(em, 0, sizeof(*em));
+	em->base = m->base;
+	em->lo = m->lo;
+	em->hi = m->hi;
+	size_t n = strlen(m->path);
+	memcpy(em + 1, m->path, n + 1);
+	em->path_len = (uint32_t)n + 1;
+	ct_pt_emit_ext(tr, t, CT_EXT_MODULE, em, (uint32_t)sizeof(*em) + em->path_len);
+	ct_list_one(tr, t, m, arg);
+}
+
+/* The modules mapped now (a list of ct_list_one's) replace those kept; those gone are unloaded. */
+static void ct_remember_modules(struct ct_tracer *tr, struct ct_pt_thread *t, struct ct_buf *now)
 {
 	struct ct_pt_proc *p = t->proc;
-	struct ct_buf now = { 0 };
-	ct_each_module(tr, t, ct_list_one, &now);
 	const struct ct_ext_unload *had = (const void *)p->modules.data;
-	const struct ct_ext_unload *has = (const void *)now.data;
-	size_t nhad = p->modules.len / sizeof(*had), nhas = now.len / sizeof(*has);
+	const struct ct_ext_unload *has = (const void *)now->data;
+	size_t nhad = p->modules.len / sizeof(*had), nhas = now->len / sizeof(*has);
 	for (size_t i = 0; i < nhad; i++) {
 		size_t j = 0;
 		while (j < nhas && memcmp(&had[i], &has[j], sizeof(*has)))
@@ -141,13 +140,14 @@ static void ct_remember_modules(struct ct_tracer *tr, struct ct_pt_thread *t)
 			ct_pt_emit_ext(tr, t, CT_EXT_UNLOAD, &had[i], sizeof(had[i]));
 	}
 	ct_buf_free(&p->modules);
-	p->modules = now;
+	p->modules = *now;
 }
 
 void ct_pt_describe_modules(struct ct_tracer *tr, struct ct_pt_thread *t)
 {
-	ct_each_module(tr, t, ct_describe_one, NULL);
-	ct_remember_modules(tr, t);
+	struct ct_buf now = { 0 };
+	ct_each_module(tr, t, ct_describe_one, &now);
+	ct_remember_modules(tr, t, &now);
 }
 
 /* Library functions whose stops tell the tracer that frames were abandoned. */
@@ -169,6 +169,15 @@ static uint8_t ct_hook_flag(const char *name)
 	return 0;
 }
 
+/* A module is known by where it is and what it is (another may take its place after dlclose). */
+static uint64_t ct_module_key(const struct ct_pt_module *m)
+{
+	uint64_t key = ct_hash64(m->base) ^ m->lo ^ m->hi, h = 0;
+	for (const char *c = m->path; *c; c++)
+		h = h * 131 + (uint8_t)*c;
+	return (key ^ h << 1) | 1;
+}
+
 struct ct_arm {
 	const char *exe;
 	int what; /* CT_ARM_* */
@@ -188,13 +197,8 @@ static void ct_arm_one(struct ct_tracer *tr, struct ct_pt_thread *t, const struc
 	int loader = !strncmp(b, "ld-linux", 8);
 	if (!selected && !hooks && !loader)
 		return;
-	/* a module is known by where it is and what it is (another may replace it after dlclose) */
-	uint64_t key = ct_hash64(m->base) ^ m->lo ^ m->hi, h = 0;
-	for (const char *c = m->path; *c; c++)
-		h = h * 131 + (uint8_t)*c;
-	key ^= h << 1;
 	int added;
-	*ct_map_put(&t->proc->space->armed, key | 1, &added) = 1;
+	*ct_map_put(&t->proc->space->armed, ct_module_key(m), &added) = 1;
 	if (!added)
 		return; /* armed already (dlopen brought another module) */
 
@@ -223,12 +227,9 @@ static void ct_arm_one(struct ct_tracer *tr, struct ct_pt_thread *t, const struc
 
 int ct_pt_arm_image(struct ct_tracer *tr, struct ct_pt_thread *t, int what)
 {
-	char path[64], exe[4096];
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->proc->pid);
-	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
-	if (n <= 0)
+	char exe[4096];
+	if (!ct_pt_exe(t->proc->pid, exe, sizeof(exe)))
 		return -1;
-	exe[n] = 0;
 	struct ct_arm a = { .exe = exe, .what = what };
 	ct_select_prepare();
 	ct_each_module(tr, t, ct_arm_one, &a);
@@ -237,14 +238,34 @@ int ct_pt_arm_image(struct ct_tracer *tr, struct ct_pt_thread *t, int what)
 
 /*
  * The loader changed the module list (dlopen, dlclose): breakpoints whose code
- * went are forgotten, modules that went are said to be unloaded, and every
- * module is looked at again (one mapped where another was gets its own).
+ * went are forgotten, modules that went are said to be unloaded and no longer
+ * count as armed (one mapped where another was, or the same one loaded again,
+ * gets its breakpoints at the next arming).
  */
+struct ct_seen {
+	struct ct_map still; /* armed modules still mapped */
+	struct ct_buf now;   /* every module mapped (ct_list_one) */
+};
+
+static void ct_keep_armed(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_pt_module *m,
+			  void *arg)
+{
+	struct ct_seen *seen = arg;
+	uint64_t key = ct_module_key(m);
+	int added;
+	if (ct_map_find(&t->proc->space->armed, key))
+		*ct_map_put(&seen->still, key, &added) = 1;
+	ct_list_one(tr, t, m, &seen->now);
+}
+
 void ct_pt_forget_unloaded(struct ct_tracer *tr, struct ct_pt_thread *t)
 {
 	struct ct_pt_space *s = t->proc->space;
+	struct ct_seen seen = { .now = { 0 } };
+	ct_map_init(&seen.still, 16);
 	ct_pt_bp_forget_unmapped(s);
+	ct_each_module(tr, t, ct_keep_armed, &seen);
 	ct_map_free(&s->armed);
-	ct_map_init(&s->armed, 16);
-	ct_remember_modules(tr, t);
+	s->armed = seen.still;
+	ct_remember_modules(tr, t, &seen.now);
 }

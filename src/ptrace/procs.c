@@ -145,17 +145,8 @@ static void ct_new_process(struct ct_tracer *tr, struct ct_pt_thread *t, pid_t p
 
 static int ct_is_thread_of(pid_t tid, pid_t pid)
 {
-	char path[64], line[128];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 1;
-	int tgid = -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid == pid || tgid < 0;
+	unsigned long long tgid;
+	return ct_pt_status(tid, "Tgid", &tgid) < 0 || tgid == (unsigned long long)pid;
 }
 
 /* exec: the old image's threads are gone, the process starts anew. */
@@ -163,18 +154,8 @@ static void ct_on_exec(struct ct_tracer *tr, struct ct_pt_thread *t)
 {
 	struct ct_pt_proc *old = t->proc;
 	char buf[4096];
-	uint32_t n = 0;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)old->pid);
-	ssize_t r = readlink(path, buf, sizeof(buf) - 1);
-	n = r > 0 ? (uint32_t)r : 0;
-	buf[n++] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)old->pid);
-	FILE *f = fopen(path, "re");
-	if (f) {
-		n += (uint32_t)fread(buf + n, 1, sizeof(buf) - n, f);
-		fclose(f);
-	}
+	uint32_t n = ct_pt_exe(old->pid, buf, sizeof(buf) / 2) + 1;
+	n += ct_pt_proc_file(old->pid, "cmdline", buf + n, (uint32_t)sizeof(buf) - n);
 	ct_pt_emit_ext(tr, t, CT_EXT_EXEC, buf, n);
 
 	/* every other thread of the old image ended without a word */

@@ -6,7 +6,6 @@
  * tracer as it would have seen the program.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include "tracer.h"
 #include "ptrace.h"
 #include "../common/event.h"
+#include "../record/record.h"
 
 static volatile sig_atomic_t ct_pass_sig;
 
@@ -131,39 +131,36 @@ static void __attribute__((noreturn)) ct_program(char **argv, int errfd)
 	_exit(CT_EXIT_NOTFOUND);
 }
 
+static void ct_program_child(void *argv, int errfd)
+{
+	ct_program(argv, errfd);
+}
+
 /* Start the program stopped after its exec; its errno if it could not run. */
 static int ct_start_program(char **argv, pid_t *out)
 {
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return errno;
-	pid_t pid = fork();
+	int err, st;
+	pid_t pid = ct_fork_reporting(ct_program_child, argv, &err);
 	if (pid < 0)
-		return errno;
-	if (pid == 0) {
-		close(pfd[0]);
-		ct_program(argv, pfd[1]);
-	}
-	close(pfd[1]);
-	int err = 0, st;
-	ssize_t r;
-	do
-		r = read(pfd[0], &err, sizeof(err));
-	while (r < 0 && errno == EINTR);
-	close(pfd[0]);
-	if (r == (ssize_t)sizeof(err)) {
-		waitpid(pid, NULL, 0);
-		return err;
-	}
+		return err > 0 ? err : ECHILD;
 	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
 		return ECHILD;
 	*out = pid;
 	return 0;
 }
 
-static void __attribute__((noreturn)) ct_tracer_main(char **argv, struct ct_pool_ctl *ctl,
-						     int follow, int report)
+struct ct_launch_args {
+	char **argv;
+	struct ct_pool_ctl *ctl;
+	int follow;
+};
+
+static void __attribute__((noreturn)) ct_tracer_main(void *arg, int report)
 {
+	const struct ct_launch_args *a = arg;
+	struct ct_pool_ctl *ctl = a->ctl;
+	int follow = a->follow;
+	char **argv = a->argv;
 	struct ct_tracer tr = { .ctl = ctl, .tsc = ctl->clock == CT_CLOCK_TSC, .follow = follow };
 	pid_t pid = -1;
 
@@ -194,43 +191,16 @@ static void __attribute__((noreturn)) ct_tracer_main(char **argv, struct ct_pool
 
 pid_t ct_ptrace_launch(char **argv, struct ct_pool_ctl *ctl, int follow, int *status)
 {
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		ct_error("cannot create a pipe: %s", strerror(errno));
-		*status = 1;
-		return -1;
-	}
-	fflush(NULL);
-	pid_t tracer = fork();
-	if (tracer < 0) {
-		ct_error("cannot fork: %s", strerror(errno));
-		*status = 1;
-		return -1;
-	}
-	if (tracer == 0) {
-		close(pfd[0]);
-		ct_tracer_main(argv, ctl, follow, pfd[1]);
-	}
-	close(pfd[1]);
-	int err = ECHILD;
-	ssize_t r;
-	do
-		r = read(pfd[0], &err, sizeof(err));
-	while (r < 0 && errno == EINTR);
-	close(pfd[0]);
-	if (r == (ssize_t)sizeof(err) && !err)
+	struct ct_launch_args a = { argv, ctl, follow };
+	int err;
+	*status = 1;
+	pid_t tracer = ct_fork_reporting(ct_tracer_main, &a, &err);
+	if (tracer > 0 || err < 0)
 		return tracer;
-	waitpid(tracer, NULL, 0);
-	if (err == ENOENT && !strchr(argv[0], '/')) {
-		ct_error("%s: command not found", argv[0]);
-		*status = CT_EXIT_NOTFOUND;
-	} else if (err == EPERM) {
+	if (err == EPERM)
 		ct_error("cannot trace %s: ptrace is not permitted here (%s)", argv[0],
 			 strerror(err));
-		*status = 1;
-	} else {
-		ct_error("cannot execute %s: %s", argv[0], strerror(err));
-		*status = err == ENOENT ? CT_EXIT_NOTFOUND : CT_EXIT_NOEXEC;
-	}
+	else
+		*status = ct_exec_error(argv[0], err);
 	return -1;
 }

@@ -44,19 +44,11 @@ struct ct_pt_space *ct_pt_space_copy(const struct ct_pt_space *o, pid_t pid)
 	memcpy(s->bps, o->bps, o->nbps * sizeof(*s->bps));
 	s->nbps = o->nbps;
 	s->capbps = ct_max(o->capbps, 1);
-	for (size_t i = 0; i < o->bp_at.cap; i++) {
-		int added;
-		if (o->bp_at.keys[i])
-			*ct_map_put(&s->bp_at, o->bp_at.keys[i], &added) = o->bp_at.vals[i];
-	}
+	ct_map_copy(&s->bp_at, &o->bp_at);
 	s->scratch = ct_malloc(ct_max(o->nscratch, 1) * sizeof(*s->scratch));
 	memcpy(s->scratch, o->scratch, o->nscratch * sizeof(*s->scratch));
 	s->nscratch = o->nscratch;
-	for (size_t i = 0; i < o->armed.cap; i++) {
-		int added;
-		if (o->armed.keys[i])
-			*ct_map_put(&s->armed, o->armed.keys[i], &added) = o->armed.vals[i];
-	}
+	ct_map_copy(&s->armed, &o->armed);
 	s->stub = o->stub;
 	return s;
 }

@@ -159,17 +159,9 @@ static const int ct_fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS
 /* What the process does with sig: 'c' caught by a handler, 'i' ignored, 'd' default. */
 static int ct_disposition(pid_t pid, int sig)
 {
-	char path[64], line[256];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 0;
 	unsigned long long caught = 0, ignored = 0;
-	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "SigCgt: %llx", &caught);
-		sscanf(line, "SigIgn: %llx", &ignored);
-	}
-	fclose(f);
+	if (ct_pt_status(pid, "SigCgt", &caught) < 0 || ct_pt_status(pid, "SigIgn", &ignored) < 0)
+		return 0;
 	return (caught >> (sig - 1) & 1) ? 'c' : (ignored >> (sig - 1) & 1) ? 'i' : 'd';
 }
 
@@ -200,22 +192,15 @@ static void ct_on_handler(struct ct_tracer *tr, struct ct_pt_thread *t)
 /* The thread is about to end (PTRACE_EVENT_EXIT): a name of its own is kept. */
 static void ct_on_exit(struct ct_tracer *tr, struct ct_pt_thread *t)
 {
-	char path[96], comm[32] = "", exe[4096];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)t->proc->pid, (int)t->tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = 0;
-	fclose(f);
+	char name[48], comm[32], exe[4096];
+	snprintf(name, sizeof(name), "task/%d/comm", (int)t->tid);
+	comm[ct_pt_proc_file(t->proc->pid, name, comm, sizeof(comm) - 1)] = 0;
 	comm[strcspn(comm, "\n")] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->proc->pid);
-	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = 0;
+	ct_pt_exe(t->proc->pid, exe, sizeof(exe));
 	if (!comm[0] || !strncmp(comm, ct_basename(exe), 15))
 		return; /* the name every thread starts with */
 	struct ct_ext_thread_name tn = { .tid = t->tid };
-	snprintf(tn.name, sizeof(tn.name), "%s", comm);
+	snprintf(tn.name, sizeof(tn.name), "%.19s", comm);
 	ct_pt_emit_ext(tr, t, CT_EXT_THREAD_NAME, &tn, sizeof(tn));
 }
 

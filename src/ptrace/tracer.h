@@ -151,8 +151,16 @@ uint64_t ct_pt_inject_mmap(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_
 #define CT_ARM_PROGRAM	 1 /* the executable */
 #define CT_ARM_LIBRARIES 2 /* the libraries loaded so far */
 int ct_pt_arm_image(struct ct_tracer *tr, struct ct_pt_thread *t, int what);
-/* After dlopen or dlclose: unloaded modules said and forgotten, the others armed again. */
+/* After dlopen or dlclose: modules gone said unloaded and their breakpoints forgotten. */
 void ct_pt_forget_unloaded(struct ct_tracer *tr, struct ct_pt_thread *t);
+
+/* proc.c: what /proc says */
+/* /proc/PID/NAME (or "task/TID/comm" ...) into buf; the bytes read. */
+uint32_t ct_pt_proc_file(pid_t pid, const char *name, char *buf, uint32_t size);
+/* The process's executable into buf, NUL-terminated (empty if unknown); its length. */
+uint32_t ct_pt_exe(pid_t pid, char *buf, uint32_t size);
+/* A field of /proc/TID/status ("TracerPid", "Tgid", "SigCgt" ...); 0, or -1 if absent. */
+int ct_pt_status(pid_t tid, const char *field, unsigned long long *out);
 
 /* stops.c: one stop of a thread */
 /* Handle the stop waitpid reported; the signal to resume the thread with, -1: leave it stopped. */

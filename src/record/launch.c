@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Starting the traced program with the runtime preloaded. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "record.h"
@@ -46,16 +44,23 @@ char *ct_find_runtime(void)
 	return NULL;
 }
 
-static void ct_child(char **argv, const char *runtime, const char *pool_path, int errfd,
-		     int no_follow)
+struct ct_child_args {
+	char **argv;
+	const char *runtime, *pool_path;
+	int no_follow;
+};
+
+static void ct_child(void *arg, int errfd)
 {
+	const struct ct_child_args *a = arg;
+	char **argv = a->argv;
 	const char *old = getenv("LD_PRELOAD");
-	char *preload = old && *old ? ct_printf("%s:%s", runtime, old) : ct_strdup(runtime);
+	char *preload = old && *old ? ct_printf("%s:%s", a->runtime, old) : ct_strdup(a->runtime);
 
 	setenv("LD_PRELOAD", preload, 1);
-	setenv("CALLTRACE_POOL", pool_path, 1);
+	setenv("CALLTRACE_POOL", a->pool_path, 1);
 	unsetenv("CALLTRACE_FROM");
-	if (no_follow) { /* the runtime traces this process only (exec keeps the pid) */
+	if (a->no_follow) { /* the runtime traces this process only (exec keeps the pid) */
 		char pid[16];
 		snprintf(pid, sizeof(pid), "%d", (int)getpid());
 		setenv("CALLTRACE_NO_FOLLOW", pid, 1);
@@ -73,6 +78,16 @@ static void ct_child(char **argv, const char *runtime, const char *pool_path, in
 	_exit(CT_EXIT_NOTFOUND);
 }
 
+int ct_exec_error(const char *prog, int err)
+{
+	if (err == ENOENT && !strchr(prog, '/')) {
+		ct_error("%s: command not found", prog);
+		return CT_EXIT_NOTFOUND;
+	}
+	ct_error("cannot execute %s: %s", prog, strerror(err));
+	return err == ENOENT ? CT_EXIT_NOTFOUND : CT_EXIT_NOEXEC;
+}
+
 /*
  * Fork and exec; the child reports a failed exec through a close-on-exec pipe,
  * so the error is ours to print, in one line, with the shell's exit statuses.
@@ -80,41 +95,10 @@ static void ct_child(char **argv, const char *runtime, const char *pool_path, in
 pid_t ct_launch(char **argv, const char *runtime, const char *pool_path, int no_follow,
 		int *status)
 {
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		ct_error("cannot create a pipe: %s", strerror(errno));
-		*status = 1;
-		return -1;
-	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		ct_error("cannot fork: %s", strerror(errno));
-		*status = 1;
-		return -1;
-	}
-	if (pid == 0) {
-		close(pfd[0]);
-		ct_child(argv, runtime, pool_path, pfd[1], no_follow);
-	}
-	close(pfd[1]);
-
-	int err = 0;
-	ssize_t r;
-	do
-		r = read(pfd[0], &err, sizeof(err));
-	while (r < 0 && errno == EINTR);
-	close(pfd[0]);
-	if (r != (ssize_t)sizeof(err))
-		return pid;
-
-	waitpid(pid, NULL, 0);
-	if (err == ENOENT && !strchr(argv[0], '/')) {
-		ct_error("%s: command not found", argv[0]);
-		*status = CT_EXIT_NOTFOUND;
-	} else {
-		ct_error("cannot execute %s: %s", argv[0], strerror(err));
-		*status = err == ENOENT ? CT_EXIT_NOTFOUND : CT_EXIT_NOEXEC;
-	}
-	return -1;
+	struct ct_child_args a = { argv, runtime, pool_path, no_follow };
+	int err;
+	pid_t pid = ct_fork_reporting(ct_child, &a, &err);
+	if (pid < 0)
+		*status = err > 0 ? ct_exec_error(argv[0], err) : 1;
+	return pid;
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -137,16 +140,21 @@ uint64_t *ct_map_find(const struct ct_map *m, uint64_t key)
 	}
 }
 
+void ct_map_copy(struct ct_map *dst, const struct ct_map *src)
+{
+	for (size_t i = 0; i < src->cap; i++) {
+		if (src->keys[i]) {
+			int added;
+			*ct_map_put(dst, src->keys[i], &added) = src->vals[i];
+		}
+	}
+}
+
 static void ct_map_grow(struct ct_map *m)
 {
 	struct ct_map bigger;
 	ct_map_init(&bigger, m->cap);
-	for (size_t i = 0; i < m->cap; i++) {
-		if (m->keys[i]) {
-			int added;
-			*ct_map_put(&bigger, m->keys[i], &added) = m->vals[i];
-		}
-	}
+	ct_map_copy(&bigger, m);
 	ct_map_free(m);
 	*m = bigger;
 }
@@ -228,4 +236,39 @@ const char *ct_signal_name(int sig)
 	}
 	snprintf(buf, sizeof(buf), "signal %d", sig);
 	return buf;
+}
+
+pid_t ct_fork_reporting(void (*child)(void *arg, int report), void *arg, int *err)
+{
+	int pfd[2];
+	*err = -1;
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		ct_error("cannot create a pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		ct_error("cannot fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		child(arg, pfd[1]);
+		_exit(1); /* never: the child exits itself */
+	}
+	close(pfd[1]);
+	int e = ECHILD;
+	ssize_t r;
+	do
+		r = read(pfd[0], &e, sizeof(e));
+	while (r < 0 && errno == EINTR);
+	close(pfd[0]);
+	*err = r == (ssize_t)sizeof(e) ? e : 0; /* nothing written: it exec'd */
+	if (!*err)
+		return pid;
+	waitpid(pid, NULL, 0);
+	return -1;
 }

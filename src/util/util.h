@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 
 #define CT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define ct_min(a, b)	 ((a) < (b) ? (a) : (b))
@@ -90,6 +91,8 @@ void ct_map_free(struct ct_map *m);
 uint64_t *ct_map_find(const struct ct_map *m, uint64_t key);
 /* The value slot for key, inserted with value 0 if absent; *added says which. */
 uint64_t *ct_map_put(struct ct_map *m, uint64_t key, int *added);
+/* dst (initialised) gets every entry of src. */
+void ct_map_copy(struct ct_map *dst, const struct ct_map *src);
 
 static inline uint64_t ct_hash64(uint64_t x)
 {
@@ -106,5 +109,14 @@ const char *ct_basename(const char *path);
 
 /* "SIGSEGV", "signal 42": a static buffer, use it at once */
 const char *ct_signal_name(int sig);
+
+/*
+ * Fork a child that runs child(arg, report), report being the write end of a
+ * close-on-exec pipe: the child writes one int there, 0 once it is under way
+ * or an errno (then it exits), or execs (which closes it: under way). The
+ * child's pid; else -1 with *err the errno it wrote (the child reaped), or
+ * with *err -1 when there was no child (the error said).
+ */
+pid_t ct_fork_reporting(void (*child)(void *arg, int report), void *arg, int *err);
 
 #endif

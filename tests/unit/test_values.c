@@ -42,7 +42,11 @@ static uint64_t flt(float f)
 	return w;
 }
 
-static void args_are(const char *proto, const struct ct_captured *c, const char *want)
+typedef size_t (*format_fn)(const struct ct_proto *, const struct ct_captured *, char *, size_t);
+
+/* fmt(proto, c) gives want, and says its length */
+static void formats_as(format_fn fmt, const char *proto, const struct ct_captured *c,
+		       const char *want)
 {
 	struct ct_proto p;
 	char buf[1024];
@@ -51,27 +55,21 @@ static void args_are(const char *proto, const struct ct_captured *c, const char 
 		ct_unit_failed = 1;
 		return;
 	}
-	size_t n = ct_format_args(&p, c, buf, sizeof(buf));
+	size_t n = fmt(&p, c, buf, sizeof(buf));
 	if (strcmp(buf, want) || n != strlen(buf)) {
 		fprintf(stderr, "  %s\n    got  %s (%zu)\n    want %s\n", proto, buf, n, want);
 		ct_unit_failed = 1;
 	}
 }
 
+static void args_are(const char *proto, const struct ct_captured *c, const char *want)
+{
+	formats_as(ct_format_args, proto, c, want);
+}
+
 static void ret_is(const char *proto, const struct ct_captured *c, const char *want)
 {
-	struct ct_proto p;
-	char buf[256];
-	if (ct_proto_parse(proto, strlen(proto), &p)) {
-		fprintf(stderr, "  does not parse: %s\n", proto);
-		ct_unit_failed = 1;
-		return;
-	}
-	size_t n = ct_format_retval(&p, c, buf, sizeof(buf));
-	if (strcmp(buf, want) || n != strlen(buf)) {
-		fprintf(stderr, "  %s\n    got  %s (%zu)\n    want %s\n", proto, buf, n, want);
-		ct_unit_failed = 1;
-	}
+	formats_as(ct_format_retval, proto, c, want);
 }
 
 static void test_example(void)
