@@ -48,7 +48,8 @@ WRAP_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(WRAP_SRCS))
 PLUGIN_SRCS := $(wildcard src/plugin/*.c) $(wildcard src/symbols/protos*.c) src/common/proto.c
 PLUGIN_OBJS := $(patsubst src/%.c,$(BUILD)/plugin/%.o,$(PLUGIN_SRCS))
 
-all: $(BUILD)/calltrace $(BUILD)/libcalltrace.so $(BUILD)/libcalltrace-api.so \
+all: $(BUILD)/calltrace $(BUILD)/libcalltrace.so $(BUILD)/libcalltrace-attach.so \
+	$(BUILD)/libcalltrace-api.so \
 	$(BUILD)/libcalltrace-dwarf.so wrappers
 
 $(BUILD)/libcalltrace-dwarf.so: $(PLUGIN_OBJS)
@@ -79,6 +80,10 @@ $(BUILD)/calltrace: $(TOOL_OBJS)
 
 $(BUILD)/libcalltrace.so: $(RT_OBJS)
 	$(CC) -shared $(LDFLAGS) -Wl,-z,now -Wl,-soname,libcalltrace.so -o $@ $^ -lZydis -ldl
+
+# the name calltrace attach loads it by: its constructors then wait to be told
+$(BUILD)/libcalltrace-attach.so: $(BUILD)/libcalltrace.so
+	ln -sf libcalltrace.so $@
 
 $(BUILD)/obj/%.o: src/%.c | deps-check
 	@mkdir -p $(dir $@)
@@ -151,7 +156,8 @@ PC_SED	= -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|g' 
 INST_DIRS = $(BINDIR) $(LIBDIR) $(INCLUDEDIR) $(PKGCONFIGDIR) $(MANDIR)/man1 $(MANDIR)/man3
 INST_FILES = $(BINDIR)/calltrace $(INST_WRAPPERS:%=$(BINDIR)/%) \
 	$(if $(INST_WRAPPERS),$(BINDIR)/calltrace-c++) \
-	$(LIBDIR)/libcalltrace.so $(LIBDIR)/libcalltrace-api.so $(LIBDIR)/libcalltrace-dwarf.so \
+	$(LIBDIR)/libcalltrace.so $(LIBDIR)/libcalltrace-attach.so $(LIBDIR)/libcalltrace-api.so \
+	$(LIBDIR)/libcalltrace-dwarf.so \
 	$(INCLUDEDIR)/calltrace.h \
 	$(PKGCONFIGDIR)/calltrace.pc $(MAN1:%=$(MANDIR)/man1/%) \
 	$(MAN3:%=$(MANDIR)/man3/%) $(MAN3_LINKS:%=$(MANDIR)/man3/%)
@@ -194,6 +200,7 @@ ifneq ($(INST_WRAPPERS),)
 endif
 	$(INSTALL) -m 755 $(BUILD)/libcalltrace.so $(BUILD)/libcalltrace-api.so \
 		$(BUILD)/libcalltrace-dwarf.so '$(DESTDIR)$(LIBDIR)'
+	ln -sf libcalltrace.so '$(DESTDIR)$(LIBDIR)/libcalltrace-attach.so'
 	$(INSTALL) -m 644 include/calltrace.h '$(DESTDIR)$(INCLUDEDIR)'
 	$(INSTALL) -m 644 $(BUILD)/calltrace.pc '$(DESTDIR)$(PKGCONFIGDIR)'
 	$(INSTALL) -m 644 $(MAN1:%=man/%) '$(DESTDIR)$(MANDIR)/man1'

@@ -12,14 +12,18 @@
 static const char ct_attach_help[] =
 	"usage: calltrace attach -p PID [options]\n\n"
 	"Trace the running process PID (every thread, and the processes it makes) until\n"
-	"Ctrl-C, --duration, or its end; then take every breakpoint out and let it run on\n"
-	"exactly as before. Calls already under way when tracing starts are not shown.\n"
-	"Tracing is done through breakpoints (--method=ptrace); loading the runtime into\n"
-	"the process is not available yet.\n\n"
+	"Ctrl-C, --duration, or its end; then undo every change and let it run on as\n"
+	"before. By default calltrace's runtime is loaded into the process (through\n"
+	"ptrace: the process calls dlopen) and patches its functions in memory, so\n"
+	"tracing costs what record --method=patch costs; if it cannot be loaded (a\n"
+	"static program, say), breakpoints are used. The runtime stays loaded, inert,\n"
+	"after the detach. Calls under way at the attach are not shown.\n\n"
 	"  -p, --pid=PID          the process to trace\n"
 	"  -o, --output=PATH      write the trace to PATH (default: calltrace.data)\n"
 	"      --duration=TIME    stop after TIME (like 5s, 500ms, 2m)\n"
-	"      --method=METHOD    ptrace (the default, and the only one for now)\n"
+	"      --method=METHOD    auto (the default: runtime, else ptrace), runtime (the\n"
+	"                         runtime or an error), ptrace (breakpoints only: no\n"
+	"                         byte of the process's code or data is left changed)\n"
 	"  -P, --patch=PATTERN    trace only functions matching the glob (as for record;\n"
 	"                         'lib.so:GLOB' takes a library's functions)\n"
 	"      --no-follow        do not trace the processes it makes\n"
@@ -80,7 +84,7 @@ int ct_cmd_attach(int argc, char **argv)
 		.buffer_size = CT_DEFAULT_BUFFER,
 		.chunk_size = CT_DEFAULT_CHUNK,
 		.level = CT_DEFAULT_ZSTD_LEVEL,
-		.ptrace = 1,
+		.attach_fallback = 1,
 		.keep_quiet = 1,
 	};
 	int c;
@@ -114,10 +118,14 @@ int ct_cmd_attach(int argc, char **argv)
 			}
 			break;
 		case 1201:
-			if (strcmp(optarg, "ptrace") && strcmp(optarg, "auto")) {
-				ct_error("attach: --method takes ptrace (or auto), not '%s'", optarg);
+			if (strcmp(optarg, "ptrace") && strcmp(optarg, "auto") &&
+			    strcmp(optarg, "runtime")) {
+				ct_error("attach: --method takes auto, runtime or ptrace, not '%s'",
+					 optarg);
 				return CT_EXIT_USAGE;
 			}
+			o.ptrace = !strcmp(optarg, "ptrace");
+			o.attach_fallback = !strcmp(optarg, "auto");
 			break;
 		case 'P':
 			if (ct_trace_opt("attach", 'P', optarg) < 0)

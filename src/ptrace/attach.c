@@ -54,7 +54,7 @@ static int ct_seize_all(struct ct_tracer *tr, struct ct_pt_proc *p)
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)p->pid);
 	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT;
-	if (tr->follow)
+	if (tr->follow || tr->rt) /* a child of the runtime's carries its patches: undone at the end */
 		opts |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
 	for (int fresh = 1; fresh;) {
 		fresh = 0;
@@ -199,25 +199,31 @@ static void ct_step_out(struct ct_pt_thread *t)
 }
 
 /*
- * A thread stopped outside any system call, to run ours: one stopped inside
- * a blocking call does not always resume where its registers are set (seen
- * on paravirtualised kernels), so those are never used.
+ * A thread to run a call of ours: one outside any system call if there is
+ * one, else one inside (its call is not restarted meanwhile: ct_regs_syscall
+ * and ct_regs_call say so; it is when its registers are put back).
  */
 static struct ct_pt_thread *ct_injectable(struct ct_tracer *tr, struct ct_pt_proc *p)
 {
+	struct ct_pt_thread *any = NULL;
 	for (size_t i = 0; i < tr->threads.cap; i++) {
 		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
 		ct_regs r;
-		if (tr->threads.keys[i] && t && t->proc == p &&
-		    ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0 && (int64_t)r.orig_rax < 0)
+		if (!tr->threads.keys[i] || !t || t->proc != p ||
+		    ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+			continue;
+		if ((int64_t)r.orig_rax < 0)
 			return t;
+		any = any ? any : t;
 	}
-	return NULL;
+	return any;
 }
 
 /* Breakpoints out and scratch unmapped in the space of t, then every thread let go. */
 static void ct_leave(struct ct_tracer *tr)
 {
+	if (tr->rt)
+		ct_pt_rt_leave(tr);
 	for (size_t i = 0; i < tr->threads.cap; i++) {
 		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
 		if (tr->threads.keys[i] && t) {
@@ -282,27 +288,55 @@ static int ct_attach_loop(struct ct_tracer *tr)
 			t->started = 1;
 			continue;
 		}
-		int sig = ct_pt_on_stop(tr, t, st);
+		int sig = tr->rt ? ct_pt_rt_on_stop(tr, t, st) : ct_pt_on_stop(tr, t, st);
 		if (sig >= 0)
 			ct_pt_resume(t, sig);
 	}
 	return 0;
 }
 
-struct ct_attach_args {
-	pid_t pid;
-	struct ct_pool_ctl *ctl;
-	int follow;
-	uint64_t duration_ms;
-};
+/* Through breakpoints: the process described, its functions armed. */
+static void ct_arm_breakpoints(struct ct_tracer *tr, struct ct_pt_proc *p, struct ct_pt_thread *by)
+{
+	struct ct_pt_thread *t = ct_pt_thread_get(tr, p->pid);
+	atomic_fetch_or(&tr->ctl->methods, CT_METHOD_PTRACE);
+	p->ppid = getppid();
+	if (t) {
+		ct_pt_describe_process(tr, t);
+		p->space->no_inject = !by; /* then breakpoints are stepped over */
+		ct_pt_arm_image(tr, by ? by : t, CT_ARM_PROGRAM | CT_ARM_LIBRARIES);
+	}
+}
+
+/* With the runtime, or through breakpoints if it cannot be loaded and that may be; 0, or -1. */
+static int ct_start_tracing(struct ct_tracer *tr, struct ct_pt_proc *p, const struct ct_attach_opts *o)
+{
+	struct ct_pt_thread *by = ct_injectable(tr, p);
+	char why[700];
+	if (tr->rt) {
+		if (by && ct_pt_rt_load(tr, by, o, why, sizeof(why)) == 0)
+			return 0;
+		if (!by)
+			snprintf(why, sizeof(why), "no thread of it can run our calls");
+		if (!o->fallback) {
+			ct_error("attach: process %d: %s", (int)o->pid, why);
+			return -1;
+		}
+		fprintf(stderr, "calltrace: attach: process %d: %s; tracing through breakpoints\n",
+			(int)o->pid, why);
+		tr->rt = 0;
+	}
+	ct_arm_breakpoints(tr, p, by);
+	return 0;
+}
 
 static void __attribute__((noreturn)) ct_attach_main(void *arg, int report)
 {
-	const struct ct_attach_args *a = arg;
+	const struct ct_attach_opts *a = arg;
 	pid_t pid = a->pid;
-	uint64_t duration_ms = a->duration_ms;
 	struct ct_pool_ctl *ctl = a->ctl;
-	struct ct_tracer tr = { .ctl = ctl, .tsc = ctl->clock == CT_CLOCK_TSC, .follow = a->follow };
+	struct ct_tracer tr = { .ctl = ctl, .tsc = ctl->clock == CT_CLOCK_TSC, .follow = a->follow,
+				.rt = a->runtime != NULL };
 	struct sigaction sa = { .sa_handler = ct_on_stop_signal }; /* no SA_RESTART */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -316,40 +350,35 @@ static void __attribute__((noreturn)) ct_attach_main(void *arg, int report)
 	tr.attached = 1;
 	struct ct_pt_proc *p = ct_pt_proc_add(&tr, pid, NULL);
 	int err = p->space->memfd < 0 ? errno : ct_seize_all(&tr, p);
+	if (!err && ct_start_tracing(&tr, p, a) < 0) {
+		err = -1; /* said */
+		ct_leave(&tr);
+	}
 	ssize_t w = write(report, &err, sizeof(err));
 	(void)w;
 	close(report);
 	if (err)
 		_exit(1);
-	atomic_fetch_or(&ctl->methods, CT_METHOD_PTRACE);
-	struct ct_pt_thread *t = ct_pt_thread_get(&tr, pid), *by = ct_injectable(&tr, p);
-	p->ppid = getppid();
-	if (t) {
-		ct_pt_describe_process(&tr, t);
-		p->space->no_inject = !by; /* then breakpoints are stepped over */
-		ct_pt_arm_image(&tr, by ? by : t, CT_ARM_PROGRAM | CT_ARM_LIBRARIES);
-	}
 	for (size_t i = 0; i < tr.threads.cap; i++) {
 		struct ct_pt_thread *o = (void *)(uintptr_t)tr.threads.vals[i];
 		if (tr.threads.keys[i] && o)
 			ct_pt_resume(o, 0);
 	}
-	if (duration_ms) {
-		struct itimerval it = { .it_value = { (time_t)(duration_ms / 1000),
-						      (suseconds_t)(duration_ms % 1000) * 1000 } };
+	if (a->duration_ms) {
+		struct itimerval it = { .it_value = { (time_t)(a->duration_ms / 1000),
+						      (suseconds_t)(a->duration_ms % 1000) * 1000 } };
 		setitimer(ITIMER_REAL, &it, NULL);
 	}
 	ct_attach_loop(&tr);
 	_exit(0);
 }
 
-pid_t ct_ptrace_attach(pid_t pid, struct ct_pool_ctl *ctl, int follow, uint64_t duration_ms,
-		       int *status)
+pid_t ct_ptrace_attach(const struct ct_attach_opts *o, int *status)
 {
-	struct ct_attach_args a = { pid, ctl, follow, duration_ms };
+	pid_t pid = o->pid;
 	int err;
 	*status = 1;
-	pid_t tracer = ct_fork_reporting(ct_attach_main, &a, &err);
+	pid_t tracer = ct_fork_reporting(ct_attach_main, (void *)o, &err);
 	if (tracer > 0 || err < 0)
 		return tracer;
 	unsigned long long other = 0;

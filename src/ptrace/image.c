@@ -18,6 +18,13 @@
 #include "../runtime/select.h"
 #include "../symbols/symbols.h"
 
+/* select.c, shared with the runtime, reads its settings through this (the tool's: the environment) */
+const char *ct_getenv(const char *name);
+const char *ct_getenv(const char *name)
+{
+	return getenv(name);
+}
+
 struct ct_pt_module {
 	uint64_t lo, hi, base;
 	char path[4096];
@@ -268,4 +275,41 @@ void ct_pt_forget_unloaded(struct ct_tracer *tr, struct ct_pt_thread *t)
 	ct_map_free(&s->armed);
 	s->armed = seen.still;
 	ct_remember_modules(tr, t, &seen.now);
+}
+
+struct ct_find {
+	const char *prefix, *name;
+	struct ct_pt_symbol *out;
+	int found;
+};
+
+static void ct_find_one(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_pt_module *m,
+			void *arg)
+{
+	struct ct_find *f = arg;
+	(void)tr;
+	(void)t;
+	if (f->found || strncmp(ct_basename(m->path), f->prefix, strlen(f->prefix)))
+		return;
+	struct ct_elf_funcs funcs;
+	char err[256];
+	if (ct_elf_read_funcs(m->path, NULL, &funcs, err, sizeof(err)) < 0)
+		return;
+	for (size_t i = 0; i < funcs.n && !f->found; i++) {
+		if (strcmp(funcs.syms[i].name, f->name))
+			continue;
+		*f->out = (struct ct_pt_symbol){ .addr = m->base + funcs.syms[i].value,
+						 .lo = m->lo, .hi = m->hi, .base = m->base };
+		snprintf(f->out->path, sizeof(f->out->path), "%s", m->path);
+		f->found = 1;
+	}
+	ct_elf_funcs_free(&funcs);
+}
+
+int ct_pt_find_function(struct ct_tracer *tr, struct ct_pt_thread *t, const char *prefix,
+			const char *name, struct ct_pt_symbol *out)
+{
+	struct ct_find f = { prefix, name, out, 0 };
+	ct_each_module(tr, t, ct_find_one, &f);
+	return f.found ? 0 : -1;
 }

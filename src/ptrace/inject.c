@@ -71,6 +71,30 @@ long ct_pt_inject_syscall(struct ct_tracer *tr, struct ct_pt_thread *t, long nr,
 	return ret;
 }
 
+long ct_pt_inject_call(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t fn,
+		       const uint64_t *args, int nargs, int *ok)
+{
+	struct ct_pt_space *s = t->proc->space;
+	ct_regs saved, regs;
+	uint64_t back = s->stub + CT_ARCH_STUB_LEN - CT_ARCH_BREAK_LEN; /* its int3 */
+	(void)tr;
+
+	*ok = 0;
+	if (!s->stub || ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0)
+		return -ESRCH;
+	regs = saved;
+	uint64_t sp = ct_regs_call(&regs, fn, args, nargs);
+	long ret = -ESRCH;
+	if (ct_pt_write(s, sp, &back, sizeof(back)) == 0 &&
+	    ptrace(PTRACE_SETREGS, t->tid, 0, &regs) == 0 &&
+	    ct_run_to(t, back + CT_ARCH_BREAK_LEN, &regs) == 0) {
+		ret = ct_regs_retval(&regs);
+		*ok = 1;
+	}
+	ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
+	return ret;
+}
+
 uint64_t ct_pt_inject_mmap(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t hint,
 			   size_t len, int prot)
 {

@@ -59,7 +59,7 @@ struct ct_pt_proc *ct_pt_proc_add(struct ct_tracer *tr, pid_t pid, struct ct_pt_
 	return p;
 }
 
-static void ct_proc_unref(struct ct_pt_proc *p)
+void ct_pt_proc_unref(struct ct_pt_proc *p)
 {
 	if (--p->nthreads > 0)
 		return;
@@ -86,7 +86,7 @@ void ct_pt_thread_gone(struct ct_tracer *tr, struct ct_pt_thread *t)
 	int added;
 	*ct_map_put(&tr->threads, (uint64_t)t->tid, &added) = 0;
 	tr->nthreads--;
-	ct_proc_unref(t->proc);
+	ct_pt_proc_unref(t->proc);
 	free(t->frames);
 	free(t);
 }
@@ -171,12 +171,14 @@ static void ct_on_exec(struct ct_tracer *tr, struct ct_pt_thread *t)
 	p->flags = CT_PROC_EXECED;
 	t->proc = p;
 	p->nthreads = 1;
-	ct_proc_unref(old);
+	ct_pt_proc_unref(old);
 	ct_pt_new_image(tr, t);
 }
 
 int ct_pt_on_event(struct ct_tracer *tr, struct ct_pt_thread *t, int event)
 {
+	if (tr->rt)
+		return ct_pt_rt_on_event(tr, t, event);
 	unsigned long msg = 0;
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
 	pid_t child = (pid_t)msg;

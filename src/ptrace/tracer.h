@@ -94,6 +94,11 @@ struct ct_pt_proc {
 	int nthreads;	   /* traced threads alive in it */
 	struct ct_buf modules; /* struct ct_ext_unload of the modules described */
 	uint8_t described; /* PROCESS written */
+	/* attach with the runtime (attach_rt.c): it runs in this process */
+	uint8_t rt;
+	uint64_t rt_stop;	 /* calltrace_attach_stop */
+	uint64_t rt_lo, rt_hi;	 /* the runtime's code */
+	uint64_t rt_buf, rt_len; /* our memory for arguments */
 };
 
 struct ct_tracer {
@@ -108,6 +113,7 @@ struct ct_tracer {
 	size_t nearly;
 	int follow;   /* trace children too */
 	int attached; /* attach: the process was running before us */
+	int rt;	      /* attach: the runtime traces, we only watch (attach_rt.c) */
 	uint64_t stops;
 };
 
@@ -144,6 +150,9 @@ uint64_t ct_pt_scratch_alloc(struct ct_tracer *tr, struct ct_pt_thread *t, uint6
 /* inject.c: make a stopped thread run a system call of ours */
 long ct_pt_inject_syscall(struct ct_tracer *tr, struct ct_pt_thread *t, long nr, const long *args,
 			  int nargs);
+/* A call of fn(args) in the thread, back at our int3; *ok = 0 if it never came back. */
+long ct_pt_inject_call(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t fn,
+		       const uint64_t *args, int nargs, int *ok);
 uint64_t ct_pt_inject_mmap(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t hint,
 			   size_t len, int prot);
 
@@ -153,6 +162,15 @@ uint64_t ct_pt_inject_mmap(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_
 int ct_pt_arm_image(struct ct_tracer *tr, struct ct_pt_thread *t, int what);
 /* After dlopen or dlclose: modules gone said unloaded and their breakpoints forgotten. */
 void ct_pt_forget_unloaded(struct ct_tracer *tr, struct ct_pt_thread *t);
+
+/* A function of the module whose file's name starts with prefix; 0, or -1 if none. */
+struct ct_pt_symbol {
+	uint64_t addr;	       /* where it is in the process */
+	uint64_t lo, hi, base; /* its module's mappings, load bias */
+	char path[4096];
+};
+int ct_pt_find_function(struct ct_tracer *tr, struct ct_pt_thread *t, const char *prefix,
+			const char *name, struct ct_pt_symbol *out);
 
 /* proc.c: what /proc says */
 /* /proc/PID/NAME (or "task/TID/comm" ...) into buf; the bytes read. */
@@ -171,6 +189,8 @@ void ct_pt_resume(struct ct_pt_thread *t, int sig);
 struct ct_pt_thread *ct_pt_thread_get(struct ct_tracer *tr, pid_t tid);
 struct ct_pt_thread *ct_pt_thread_add(struct ct_tracer *tr, pid_t tid, struct ct_pt_proc *p);
 struct ct_pt_proc *ct_pt_proc_add(struct ct_tracer *tr, pid_t pid, struct ct_pt_space *space);
+/* One thread fewer in p: freed with the last. */
+void ct_pt_proc_unref(struct ct_pt_proc *p);
 /* A thread ended (waitpid said so): its last chunk goes to the recorder. */
 void ct_pt_thread_gone(struct ct_tracer *tr, struct ct_pt_thread *t);
 /* A ptrace event (fork, vfork, clone, exec); the signal to resume with, -1: leave it stopped. */
@@ -179,5 +199,16 @@ int ct_pt_on_event(struct ct_tracer *tr, struct ct_pt_thread *t, int event);
 void ct_pt_new_image(struct ct_tracer *tr, struct ct_pt_thread *t);
 /* A thread stopped before we knew it (its creator's event comes later). */
 void ct_pt_early_stop(struct ct_tracer *tr, pid_t tid, int status);
+
+/* attach_rt.c: attach with the runtime */
+struct ct_attach_opts;
+/* Load and start the runtime in t's process (every thread stopped); 0, or -1 with err. */
+int ct_pt_rt_load(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_attach_opts *o,
+		  char *err, size_t errlen);
+int ct_pt_rt_on_event(struct ct_tracer *tr, struct ct_pt_thread *t, int event);
+/* A stop while the runtime traces: the signal to resume with. */
+int ct_pt_rt_on_stop(struct ct_tracer *tr, struct ct_pt_thread *t, int status);
+/* Every thread stopped: the runtime of every process stopped, its changes undone. */
+void ct_pt_rt_leave(struct ct_tracer *tr);
 
 #endif

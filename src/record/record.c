@@ -509,9 +509,14 @@ int ct_record(const struct ct_record_opts *o)
 	struct ct_clock_sample start = ct_sample(s.clock);
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	if (o->attach_pid)
-		s.child = ct_ptrace_attach(o->attach_pid, s.pool.ctl, !o->no_follow, o->duration_ms,
-					   &status);
+	if (o->attach_pid) {
+		struct ct_attach_opts a = { .pid = o->attach_pid, .ctl = s.pool.ctl,
+					    .pool_path = s.pool.path,
+					    .runtime = o->ptrace ? NULL : runtime,
+					    .fallback = o->attach_fallback, .follow = !o->no_follow,
+					    .duration_ms = o->duration_ms };
+		s.child = ct_ptrace_attach(&a, &status);
+	}
 	else if (o->ptrace)
 		s.child = ct_ptrace_launch(o->argv, s.pool.ctl, !o->no_follow, &status);
 	else

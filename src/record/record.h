@@ -28,6 +28,7 @@ struct ct_record_opts {
 	int level;	    /* zstd level of event blocks */
 	pid_t serve_pid;    /* standalone: the process whose runtime started us */
 	int ptrace;	    /* --method=ptrace: a tracer process instead of the runtime */
+	int attach_fallback; /* attach: through breakpoints if the runtime cannot be loaded */
 	pid_t attach_pid;   /* attach: trace this running process instead of argv */
 	uint64_t duration_ms; /* attach: stop after this long (0: at Ctrl-C or its end) */
 };

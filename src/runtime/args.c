@@ -61,8 +61,8 @@ static size_t ct_protos_len;
 
 static void ct_args_parse(void)
 {
-	const char *a = getenv("CALLTRACE_ARGS"), *s = getenv("CALLTRACE_ARGSPEC");
-	const char *cs = getenv("CALLTRACE_CALLSITES"), *n = getenv("CALLTRACE_STRLEN");
+	const char *a = ct_getenv("CALLTRACE_ARGS"), *s = ct_getenv("CALLTRACE_ARGSPEC");
+	const char *cs = ct_getenv("CALLTRACE_CALLSITES"), *n = ct_getenv("CALLTRACE_STRLEN");
 	ct_args_parsed = 1;
 	if (a && *a == '1')
 		ct_args_mode |= CT_ARGS_DWARF;

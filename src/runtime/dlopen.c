@@ -111,7 +111,7 @@ CT_EXPORT void *dlopen(const char *file, int mode)
 	const char *use = file;
 
 	if (!real)
-		real = (ct_dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+		real = (ct_dlopen_fn)ct_next_symbol("dlopen");
 	if (file && !strchr(file, '/') && ct_search_like(file, __builtin_return_address(0), path))
 		use = path;
 	void *h = real(use, mode);

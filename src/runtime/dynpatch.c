@@ -243,6 +243,7 @@ static void ct_write_jumps(struct ct_module_scan *s, uintptr_t area)
 			ct_skip(c, CT_SKIP_OUT_OF_REACH);
 			continue;
 		}
+		ct_undo_save(c->f.addr + c->f.patch_off, c->f.moved, 0);
 		memcpy((void *)(c->f.addr + c->f.patch_off), jump, c->f.moved);
 		patched++;
 	}

@@ -64,6 +64,8 @@ static void ct_atfork_prepare(void)
 
 static void ct_atfork_child(void)
 {
+	if (atomic_load(&ct_state) != CT_RT_READY)
+		return; /* attach stopped: the pool is gone */
 	ct_thread_reset_after_fork(&ct_self);
 	ct_standalone_after_fork();
 	if (ct_no_follow) { /* --no-follow: only the program calltrace started */
@@ -82,7 +84,7 @@ static void ct_atfork_child(void)
 
 static int ct_open_pool(void)
 {
-	const char *path = getenv("CALLTRACE_POOL");
+	const char *path = ct_getenv("CALLTRACE_POOL");
 	if ((!path || !*path) && ct_standalone_wanted())
 		path = ct_standalone_start();
 	if (!path || !*path)
@@ -109,7 +111,7 @@ static int ct_open_pool(void)
  */
 static void ct_read_origin(void)
 {
-	const char *from = getenv("CALLTRACE_FROM");
+	const char *from = ct_getenv("CALLTRACE_FROM");
 	unsigned inst;
 	int pid;
 	if (!from || sscanf(from, "%u:%d", &inst, &pid) != 2)
@@ -123,7 +125,7 @@ static void ct_read_origin(void)
 /* record --disabled: the program turns tracing on itself (calltrace_enable_all). */
 static void ct_start_disabled(void)
 {
-	const char *d = getenv("CALLTRACE_DISABLED");
+	const char *d = ct_getenv("CALLTRACE_DISABLED");
 	if (d && *d && strcmp(d, "0"))
 		__atomic_store_n(&ct_paused_all, 1, __ATOMIC_RELAXED);
 }
@@ -131,9 +133,32 @@ static void ct_start_disabled(void)
 /* --no-follow: CALLTRACE_NO_FOLLOW names the one process to trace. */
 static int ct_followed(void)
 {
-	const char *nf = getenv("CALLTRACE_NO_FOLLOW");
+	const char *nf = ct_getenv("CALLTRACE_NO_FOLLOW");
 	ct_no_follow = nf && *nf;
 	return !ct_no_follow || atoi(nf) == getpid();
+}
+
+/* The thread-end key and the fork handlers, once even if attach starts us again. */
+static int ct_once_per_process(void)
+{
+	static int done;
+	if (!done)
+		done = pthread_key_create(&ct_key, ct_key_destructor) == 0 &&
+		       pthread_atfork(ct_atfork_prepare, NULL, ct_atfork_child) == 0;
+	return done;
+}
+
+void ct_init_again(void)
+{
+	ct_parent_instance = 0;
+	ct_parent_tid = 0;
+	ct_parent_fork_clock = 0;
+	ct_exec_instance = 0;
+	ct_proc_flags = 0;
+	atomic_store(&ct_announced, 0);
+	ct_modules_forget();
+	ct_patch_forget_all();
+	atomic_store(&ct_state, CT_RT_NEW);
 }
 
 int ct_init(void)
@@ -149,9 +174,8 @@ int ct_init(void)
 			ct_clock_tsc = ct_ctl->clock == CT_CLOCK_TSC;
 			ct_start_disabled();
 			ct_instance = atomic_fetch_add(&ct_ctl->next_instance, 1) + 1;
-			ok = pthread_key_create(&ct_key, ct_key_destructor) == 0 &&
-			     pthread_atfork(ct_atfork_prepare, NULL, ct_atfork_child) == 0;
-			if (ok)
+			ok = ct_once_per_process();
+			if (ok && !ct_attached) /* attach: the process's handlers stay as they are */
 				ct_install_crash_handlers();
 			if (ok && (ct_ctl->flags & CT_POOL_RING))
 				ct_install_snapshot_signal();

@@ -56,20 +56,20 @@ int __gcc_personality_v0(int version, int actions, uint64_t exc_class, void *exc
 
 void ct_resolve_interposed(void)
 {
-	ct_real_longjmp = (ct_jump_fn)dlsym(RTLD_NEXT, "longjmp");
-	ct_real__longjmp = (ct_jump_fn)dlsym(RTLD_NEXT, "_longjmp");
-	ct_real_siglongjmp = (ct_jump_fn)dlsym(RTLD_NEXT, "siglongjmp");
-	ct_real_longjmp_chk = (ct_jump_fn)dlsym(RTLD_NEXT, "__longjmp_chk");
-	ct_real_begin_catch = (ct_catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
-	ct_real_throw = (ct_throw_fn)dlsym(RTLD_NEXT, "__cxa_throw");
-	ct_real_rethrow = (ct_rethrow_fn)dlsym(RTLD_NEXT, "__cxa_rethrow");
-	ct_real_gxx_personality = (ct_personality_fn)dlsym(RTLD_NEXT, "__gxx_personality_v0");
-	ct_real_gcc_personality = (ct_personality_fn)dlsym(RTLD_NEXT, "__gcc_personality_v0");
+	ct_real_longjmp = (ct_jump_fn)ct_next_symbol("longjmp");
+	ct_real__longjmp = (ct_jump_fn)ct_next_symbol("_longjmp");
+	ct_real_siglongjmp = (ct_jump_fn)ct_next_symbol("siglongjmp");
+	ct_real_longjmp_chk = (ct_jump_fn)ct_next_symbol("__longjmp_chk");
+	ct_real_begin_catch = (ct_catch_fn)ct_next_symbol("__cxa_begin_catch");
+	ct_real_throw = (ct_throw_fn)ct_next_symbol("__cxa_throw");
+	ct_real_rethrow = (ct_rethrow_fn)ct_next_symbol("__cxa_rethrow");
+	ct_real_gxx_personality = (ct_personality_fn)ct_next_symbol("__gxx_personality_v0");
+	ct_real_gcc_personality = (ct_personality_fn)ct_next_symbol("__gcc_personality_v0");
 	ct_get_cfa = (ct_ctx_fn)dlsym(RTLD_DEFAULT, "_Unwind_GetCFA");
 	ct_get_region_start = (ct_ctx_fn)dlsym(RTLD_DEFAULT, "_Unwind_GetRegionStart");
-	ct_real_raise = (ct_raise_fn)dlsym(RTLD_NEXT, "_Unwind_RaiseException");
-	ct_real_resume_or_rethrow = (ct_raise_fn)dlsym(RTLD_NEXT, "_Unwind_Resume_or_Rethrow");
-	ct_real_forced = (ct_forced_fn)dlsym(RTLD_NEXT, "_Unwind_ForcedUnwind");
+	ct_real_raise = (ct_raise_fn)ct_next_symbol("_Unwind_RaiseException");
+	ct_real_resume_or_rethrow = (ct_raise_fn)ct_next_symbol("_Unwind_Resume_or_Rethrow");
+	ct_real_forced = (ct_forced_fn)ct_next_symbol("_Unwind_ForcedUnwind");
 }
 
 __attribute__((constructor(101))) static void ct_interpose_init(void)
@@ -93,7 +93,7 @@ static __attribute__((noreturn)) void ct_jump(ct_jump_fn real, const char *name,
 					      struct __jmp_buf_tag *env, int val)
 {
 	if (!real)
-		real = (ct_jump_fn)dlsym(RTLD_NEXT, name);
+		real = (ct_jump_fn)ct_next_symbol(name);
 	real(env, val);
 }
 
@@ -128,7 +128,7 @@ CT_EXPORT void *__cxa_begin_catch(void *exc)
 	ct_fentry_rehook(&ct_self);
 	ct_mark(CT_EXT_CATCH, sp);
 	if (!ct_real_begin_catch)
-		ct_real_begin_catch = (ct_catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
+		ct_real_begin_catch = (ct_catch_fn)ct_next_symbol("__cxa_begin_catch");
 	return ct_real_begin_catch(exc);
 }
 
@@ -136,7 +136,7 @@ CT_EXPORT void __cxa_throw(void *exc, void *type, void (*dtor)(void *))
 {
 	ct_mark(CT_EXT_THROW, CT_ARCH_CALLER_SP());
 	if (!ct_real_throw)
-		ct_real_throw = (ct_throw_fn)dlsym(RTLD_NEXT, "__cxa_throw");
+		ct_real_throw = (ct_throw_fn)ct_next_symbol("__cxa_throw");
 	ct_real_throw(exc, type, dtor);
 }
 
@@ -144,7 +144,7 @@ CT_EXPORT void __cxa_rethrow(void)
 {
 	ct_mark(CT_EXT_THROW, CT_ARCH_CALLER_SP());
 	if (!ct_real_rethrow)
-		ct_real_rethrow = (ct_rethrow_fn)dlsym(RTLD_NEXT, "__cxa_rethrow");
+		ct_real_rethrow = (ct_rethrow_fn)ct_next_symbol("__cxa_rethrow");
 	ct_real_rethrow();
 }
 
@@ -157,7 +157,7 @@ CT_EXPORT int _Unwind_RaiseException(void *exc)
 {
 	ct_fentry_unhook(&ct_self);
 	if (!ct_real_raise)
-		ct_real_raise = (ct_raise_fn)dlsym(RTLD_NEXT, "_Unwind_RaiseException");
+		ct_real_raise = (ct_raise_fn)ct_next_symbol("_Unwind_RaiseException");
 	return ct_real_raise(exc);
 }
 
@@ -166,7 +166,7 @@ CT_EXPORT int _Unwind_Resume_or_Rethrow(void *exc)
 	ct_fentry_unhook(&ct_self);
 	if (!ct_real_resume_or_rethrow)
 		ct_real_resume_or_rethrow =
-			(ct_raise_fn)dlsym(RTLD_NEXT, "_Unwind_Resume_or_Rethrow");
+			(ct_raise_fn)ct_next_symbol("_Unwind_Resume_or_Rethrow");
 	return ct_real_resume_or_rethrow(exc);
 }
 
@@ -174,7 +174,7 @@ CT_EXPORT int _Unwind_ForcedUnwind(void *exc, void *stop, void *arg)
 {
 	ct_fentry_unhook(&ct_self);
 	if (!ct_real_forced)
-		ct_real_forced = (ct_forced_fn)dlsym(RTLD_NEXT, "_Unwind_ForcedUnwind");
+		ct_real_forced = (ct_forced_fn)ct_next_symbol("_Unwind_ForcedUnwind");
 	return ct_real_forced(exc, stop, arg);
 }
 
@@ -186,7 +186,7 @@ static int ct_personality(ct_personality_fn *real, const char *name, int version
 			  uint64_t exc_class, void *exc, void *context)
 {
 	if (!*real)
-		*real = (ct_personality_fn)dlsym(RTLD_NEXT, name);
+		*real = (ct_personality_fn)ct_next_symbol(name);
 	int r = (*real)(version, actions, exc_class, exc, context);
 	if (r == CT_URC_INSTALL_CONTEXT && (actions & CT_UA_CLEANUP_PHASE)) {
 		if (!ct_get_cfa) {

@@ -194,6 +194,7 @@ static void ct_write_sites(struct ct_libcall_scan *s, uintptr_t area)
 		if (!site->imp->used ||
 		    !ct_arch_encode_libcall_jump(&site->j, area + site->imp->tramp_at, code))
 			continue;
+		ct_undo_save(site->j.at, site->j.len, 0);
 		memcpy((void *)site->j.at, code, site->j.len);
 		site->imp->used = 2; /* reached: counted once below */
 		written++;

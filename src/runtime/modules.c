@@ -190,7 +190,7 @@ typedef int (*ct_dlclose_fn)(void *);
 CT_EXPORT int dlclose(void *handle)
 {
 	static struct ct_spans before, after; /* big: not on the program's stack */
-	ct_dlclose_fn real = (ct_dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+	ct_dlclose_fn real = (ct_dlclose_fn)ct_next_symbol("dlclose");
 	int traced = atomic_load(&ct_state) == CT_RT_READY;
 
 	if (!traced)

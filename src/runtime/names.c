@@ -102,7 +102,7 @@ typedef int (*ct_setname_fn)(pthread_t, const char *);
 
 CT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 {
-	ct_setname_fn real = (ct_setname_fn)dlsym(RTLD_NEXT, "pthread_setname_np");
+	ct_setname_fn real = (ct_setname_fn)ct_next_symbol("pthread_setname_np");
 	int r = real(th, name);
 	if (r == 0)
 		ct_tell_name(ct_tid_of(th, name), name);
@@ -116,7 +116,7 @@ typedef int (*ct_prctl_fn)(int, unsigned long, unsigned long, unsigned long, uns
 /* prctl's five arguments, whatever the option: what the C library passes on too */
 CT_EXPORT int prctl(int option, ...)
 {
-	ct_prctl_fn real = (ct_prctl_fn)dlsym(RTLD_NEXT, "prctl");
+	ct_prctl_fn real = (ct_prctl_fn)ct_next_symbol("prctl");
 	unsigned long a[4];
 	va_list ap;
 

@@ -137,6 +137,7 @@ static void ct_patch_entries(const uintptr_t *entries, size_t n, uintptr_t thunk
 				continue;
 			}
 		}
+		ct_undo_save(at, CT_PATCH_LEN, 0);
 		memcpy((void *)at, call, CT_PATCH_LEN);
 		patched++;
 	}
@@ -302,6 +303,11 @@ static int ct_still_loaded(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /* dlclose: forget the modules that went away; one loaded later may take their place. */
+void ct_patch_forget_all(void)
+{
+	ct_ndone = 0;
+}
+
 void ct_patch_forget(void)
 {
 	static uintptr_t keep[CT_MAX_MODULES];
@@ -342,8 +348,8 @@ void ct_patch_modules(int may_allocate)
 __attribute__((constructor(102))) static void ct_patch_at_start(void)
 {
 	int found = 0;
-	if (atomic_exchange(&ct_busy, 1))
-		return;
+	if (ct_attach_loaded() || atomic_exchange(&ct_busy, 1))
+		return; /* attach: calltrace_attach_start patches */
 	dl_iterate_phdr(ct_patch_module, &found);
 	atomic_store(&ct_busy, 0);
 	if (found && ct_init_outside() == 0)

@@ -59,7 +59,7 @@ void ct_remember_env(void)
 {
 	ct_keep_env(ct_env_preload, "LD_PRELOAD");
 	ct_keep_env(ct_env_pool, "CALLTRACE_POOL");
-	const char *nf = getenv("CALLTRACE_NO_FOLLOW");
+	const char *nf = ct_getenv("CALLTRACE_NO_FOLLOW");
 	if (nf)
 		snprintf(ct_env_nofollow, sizeof(ct_env_nofollow), "CALLTRACE_NO_FOLLOW=%s", nf);
 }
@@ -144,7 +144,7 @@ static void ct_exec_failed(struct ct_exec_ctx *ctx, int err)
 /* Our constructors are done: the profiling timer the old image left runs on. */
 __attribute__((constructor(103))) static void ct_resume_prof_timer(void)
 {
-	const char *v = getenv("CALLTRACE_ITIMER_PROF");
+	const char *v = ct_getenv("CALLTRACE_ITIMER_PROF");
 	long long value, interval;
 
 	if (!v || sscanf(v, "%lld:%lld", &value, &interval) != 2)
@@ -184,7 +184,7 @@ static void ct_announce_exec(const char *path, char *const argv[])
 
 static void *ct_next(const char *name)
 {
-	return dlsym(RTLD_NEXT, name);
+	return ct_next_symbol(name);
 }
 
 CT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])

@@ -153,6 +153,8 @@ void ct_flush_lost(struct ct_thread *t) CT_HIDDEN;
 
 /* init.c */
 int ct_init(void) CT_HIDDEN;
+/* attach again after a stop: the process is announced anew, to a new pool */
+void ct_init_again(void) CT_HIDDEN;
 /* Both return 1 if they wrote records. */
 int ct_announce_process(struct ct_thread *t) CT_HIDDEN;
 int ct_check_modules(struct ct_thread *t, int force) CT_HIDDEN;
@@ -194,5 +196,17 @@ static inline uint64_t ct_clock(void)
 		return ct_arch_clock();
 	return ct_clock_slow();
 }
+
+/* attach.c: loaded by calltrace attach (as libcalltrace-attach.so) */
+extern int ct_attached CT_HIDDEN; /* calltrace_attach_start ran */
+int ct_attach_loaded(void) CT_HIDDEN;
+/* Our configuration: the environment, or what attach gave us. */
+const char *ct_getenv(const char *name) CT_HIDDEN;
+/* The real function we stand in front of. */
+void *ct_next_symbol(const char *name) CT_HIDDEN;
+/* Attached: remember the len bytes at addr before we change them (data: a GOT slot). */
+void ct_undo_save(uintptr_t addr, size_t len, int data) CT_HIDDEN;
+/* patch.c: every module is looked at again (attach again: the code is as it was) */
+void ct_patch_forget_all(void) CT_HIDDEN;
 
 #endif

@@ -91,13 +91,13 @@ static void ct_parse(void)
 {
 	static const char *const methods[] = { "auto", "finstrument", "fentry", "patchable",
 					       "patch" };
-	const char *m = getenv("CALLTRACE_METHOD");
+	const char *m = ct_getenv("CALLTRACE_METHOD");
 	for (size_t i = 0; m && i < CT_ARRAY_LEN(methods); i++)
 		if (!strcmp(m, methods[i]))
 			ct_method = (int)i;
-	const char *lc = getenv("CALLTRACE_LIBCALLS");
+	const char *lc = ct_getenv("CALLTRACE_LIBCALLS");
 	ct_libcalls = lc && *lc == '1';
-	const char *env = getenv("CALLTRACE_PATTERNS");
+	const char *env = ct_getenv("CALLTRACE_PATTERNS");
 	if (env)
 		strncpy(ct_pattern_text, env, sizeof(ct_pattern_text) - 1);
 	for (char *line = ct_pattern_text, *next; line && *line; line = next) {
@@ -193,7 +193,7 @@ void ct_select_prepare(void)
 {
 	if (!ct_parsed)
 		ct_parse();
-	if (demangle || (!ct_npatterns && !getenv("CALLTRACE_ARGSPEC")))
+	if (demangle || (!ct_npatterns && !ct_getenv("CALLTRACE_ARGSPEC")))
 		return;
 	demangle = (ct_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
 	if (!demangle) {

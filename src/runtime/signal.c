@@ -36,7 +36,7 @@ static struct ct_user_handler ct_user[_NSIG];
 int ct_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (!ct_real_sigaction_fn)
-		ct_real_sigaction_fn = (ct_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+		ct_real_sigaction_fn = (ct_sigaction_fn)ct_next_symbol("sigaction");
 	if (!ct_real_sigaction_fn) {
 		errno = ENOSYS;
 		return -1;

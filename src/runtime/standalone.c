@@ -53,8 +53,10 @@ static int ct_origin; /* this image started the recorder (it counts us) */
 /* Is the runtime meant to start a recorder? Not when one started us, or said no. */
 int ct_standalone_wanted(void)
 {
-	const char *s = getenv("CALLTRACE_STANDALONE");
-	return !getenv("CALLTRACE_POOL") && !getenv("CALLTRACE_NO_FOLLOW") && !(s && !strcmp(s, "0"));
+	const char *s = ct_getenv("CALLTRACE_STANDALONE");
+	if (ct_attach_loaded())
+		return 0; /* calltrace attach gives us its pool */
+	return !ct_getenv("CALLTRACE_POOL") && !ct_getenv("CALLTRACE_NO_FOLLOW") && !(s && !strcmp(s, "0"));
 }
 
 static int ct_usable(const char *path)
@@ -65,7 +67,7 @@ static int ct_usable(const char *path)
 /* CALLTRACE_RECORDER, else calltrace beside us (build tree) or in ../bin (installed). */
 static int ct_find_recorder(void)
 {
-	const char *env = getenv("CALLTRACE_RECORDER");
+	const char *env = ct_getenv("CALLTRACE_RECORDER");
 	if (env && *env) {
 		snprintf(ct_recorder, sizeof(ct_recorder), "%s", env);
 		return ct_usable(ct_recorder);
@@ -155,7 +157,7 @@ static int ct_read_answer(int fd, char *buf, size_t len)
 const char *ct_standalone_start(void)
 {
 	if (!ct_find_recorder()) {
-		const char *env = getenv("CALLTRACE_RECORDER");
+		const char *env = ct_getenv("CALLTRACE_RECORDER");
 		char what[4200];
 		snprintf(what, sizeof(what), "CALLTRACE_RECORDER=%s cannot be run", env ? env : "");
 		ct_say(env && *env ? what :

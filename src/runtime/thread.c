@@ -112,6 +112,8 @@ static void ct_retire_chunk(struct ct_thread *t, uint32_t flags)
 static int64_t ct_acquire_free(struct ct_pool_ctl *ctl, int must)
 {
 	for (;;) {
+		if (ctl != ct_ctl) /* attach stopped while we waited: this pool is gone */
+			return -1;
 		int64_t idx = ct_pool_pop_free(ctl);
 		if (idx >= 0)
 			return idx;

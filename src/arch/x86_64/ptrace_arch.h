@@ -66,6 +66,24 @@ static inline void ct_regs_syscall(ct_regs *r, uint64_t pc, long nr, const long 
 	r->rip = pc;
 }
 
+/*
+ * Registers for a call of fn with up to six arguments, on the stack below
+ * the thread's (past the red zone, 16-byte aligned at the call); the
+ * return address goes at the stack pointer this returns.
+ */
+static inline uint64_t ct_regs_call(ct_regs *r, uint64_t fn, const uint64_t *a, int n)
+{
+	uint64_t *regs[6] = { (uint64_t *)&r->rdi, (uint64_t *)&r->rsi, (uint64_t *)&r->rdx,
+			      (uint64_t *)&r->rcx, (uint64_t *)&r->r8,	(uint64_t *)&r->r9 };
+	for (int i = 0; i < n && i < 6; i++)
+		*regs[i] = a[i];
+	r->rsp = ((r->rsp - 256) & ~(uint64_t)15) - 8;
+	r->rax = 0;		  /* no vector registers for a variadic callee */
+	r->orig_rax = UINT64_MAX; /* out of any system call: none is restarted meanwhile */
+	r->rip = fn;
+	return r->rsp;
+}
+
 static inline long ct_regs_retval(const ct_regs *r)
 {
 	return (long)r->rax;

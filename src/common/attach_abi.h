@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What calltrace attach calls in the process it attaches to: the runtime's
+ * two entry points (src/runtime/attach.c), which the tracer
+ * (src/ptrace/attach_rt.c) finds by name in libcalltrace.so.
+ */
+#ifndef CT_ATTACH_ABI_H
+#define CT_ATTACH_ABI_H
+
+#include <stdint.h>
+
+/* The name the runtime is loaded by: its constructors then start nothing. */
+#define CT_ATTACH_LIB "libcalltrace-attach.so"
+
+#define CT_ATTACH_START "calltrace_attach_start"
+#define CT_ATTACH_STOP	"calltrace_attach_stop"
+
+/* conf: "NAME=VALUE" strings as record would set them, each NUL-ended; len bytes in all. */
+long calltrace_attach_start(const char *conf, long len);
+long calltrace_attach_stop(const uint64_t *thread_pointers, long n);
+
+#endif

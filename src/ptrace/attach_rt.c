@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * calltrace attach with the runtime: with every thread stopped, one of them
+ * is made to dlopen libcalltrace.so (by its attach name) and to call
+ * calltrace_attach_start, which patches the selected functions in memory;
+ * from then on the process traces itself at the patch method's cost, into
+ * the recorder's pool, and the tracer only watches: new threads and
+ * processes (a forked child carries the patched code and the runtime), exec
+ * (the new image has neither), signals (passed on untouched), the end.
+ *
+ * To leave, every thread is stopped again and stepped out of the runtime's
+ * code, and in each process that carries the runtime one thread calls
+ * calltrace_attach_stop with every thread's thread pointer: the code and
+ * GOT slots go back as they were, the pool is unmapped, the hooks are inert.
+ * The library stays loaded (a return address it replaced may still be on a
+ * stack); a later attach starts it again.
+ */
+#include <errno.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tracer.h"
+#include "ptrace.h"
+#include "../common/attach_abi.h"
+#include "../common/event.h"
+#include "../arch/x86_64/ptrace_arch.h"
+
+#define CT_RT_BUF	(64u << 10) /* our memory in the process: the path, then conf */
+#define CT_RT_CONF_AT	4096u
+#define CT_RT_MAX_STEPS 100000 /* out of the runtime: a hook is a few hundred instructions */
+
+extern char **environ;
+
+/* Variables of ours that are not the runtime's settings, or that we set. */
+static int ct_rt_ours(const char *e)
+{
+	static const char *const skip[] = { "CALLTRACE_POOL=",	    "CALLTRACE_METHOD=",
+					    "CALLTRACE_NO_FOLLOW=", "CALLTRACE_RUNTIME=",
+					    "CALLTRACE_RECORDER=",  "CALLTRACE_FROM=",
+					    "CALLTRACE_STANDALONE=" };
+	for (size_t i = 0; i < CT_ARRAY_SIZE(skip); i++)
+		if (!strncmp(e, skip[i], strlen(skip[i])))
+			return 1;
+	return 0;
+}
+
+static int ct_rt_add(char *buf, size_t size, size_t *n, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	if (*n + len + 1 > size)
+		return -1;
+	memcpy(buf + *n, s, len);
+	*n += len;
+	return 0;
+}
+
+/* The runtime's settings, as record puts them in the environment: their length, or 0. */
+static size_t ct_rt_conf(char *buf, size_t size, const struct ct_attach_opts *o)
+{
+	char line[4200];
+	size_t n = 0;
+	int bad = 0;
+	snprintf(line, sizeof(line), "CALLTRACE_POOL=%s", o->pool_path);
+	bad |= ct_rt_add(buf, size, &n, line);
+	bad |= ct_rt_add(buf, size, &n, "CALLTRACE_METHOD=patch");
+	if (!o->follow) {
+		snprintf(line, sizeof(line), "CALLTRACE_NO_FOLLOW=%d", (int)o->pid);
+		bad |= ct_rt_add(buf, size, &n, line);
+	}
+	for (char **e = environ; *e; e++)
+		if (!strncmp(*e, "CALLTRACE_", 10) && !ct_rt_ours(*e))
+			bad |= ct_rt_add(buf, size, &n, *e);
+	buf[n++] = 0;
+	return bad ? 0 : n;
+}
+
+/* A libc function in the process; 0 if none. */
+static uint64_t ct_rt_libc(struct ct_tracer *tr, struct ct_pt_thread *t, const char *name)
+{
+	struct ct_pt_symbol sym;
+	return ct_pt_find_function(tr, t, "libc.so", name, &sym) == 0 ? sym.addr : 0;
+}
+
+/* What dlerror says in the process, into err. */
+static void ct_rt_dlerror(struct ct_tracer *tr, struct ct_pt_thread *t, char *err, size_t len)
+{
+	uint64_t fn = ct_rt_libc(tr, t, "dlerror");
+	int ok = 0;
+	long msg = fn ? ct_pt_inject_call(tr, t, fn, NULL, 0, &ok) : 0;
+	snprintf(err, len, "dlopen failed");
+	if (ok && msg && ct_pt_read(t->proc->space, (uint64_t)msg, err, len - 1) == 0)
+		err[len - 1] = 0;
+}
+
+static long ct_rt_mmap(struct ct_tracer *tr, struct ct_pt_thread *t, size_t len)
+{
+	long args[6] = { 0, (long)len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0 };
+	long r = ct_pt_inject_syscall(tr, t, SYS_mmap, args, 6);
+	return r < 0 && r > -4096 ? 0 : r;
+}
+
+/* dlopen the runtime in t's process; 0, or -1 with err. */
+static int ct_rt_dlopen(struct ct_tracer *tr, struct ct_pt_thread *t, const char *lib, char *err,
+			size_t errlen)
+{
+	struct ct_pt_proc *p = t->proc;
+	uint64_t dlopen_fn = ct_rt_libc(tr, t, "dlopen");
+	if (!dlopen_fn) /* before glibc 2.34 dlopen is libdl's; this one takes the same arguments */
+		dlopen_fn = ct_rt_libc(tr, t, "__libc_dlopen_mode");
+	if (!dlopen_fn) {
+		snprintf(err, errlen, "it has no dlopen to load the runtime with (a static program?)");
+		return -1;
+	}
+	if (!ct_pt_scratch_alloc(tr, t, dlopen_fn, 16) || !(p->rt_buf = (uint64_t)ct_rt_mmap(tr, t, CT_RT_BUF))) {
+		snprintf(err, errlen, "cannot map memory in it");
+		return -1;
+	}
+	p->rt_len = CT_RT_BUF;
+	int ok;
+	uint64_t args[2] = { p->rt_buf, RTLD_NOW | RTLD_LOCAL };
+	long handle = ct_pt_write(p->space, p->rt_buf, lib, strlen(lib) + 1) == 0 ?
+			      ct_pt_inject_call(tr, t, dlopen_fn, args, 2, &ok) :
+			      0;
+	if (!handle) {
+		char why[512];
+		ct_rt_dlerror(tr, t, why, sizeof(why));
+		snprintf(err, errlen, "cannot load the runtime: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+static int ct_rt_start(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_attach_opts *o,
+		       char *err, size_t errlen);
+
+int ct_pt_rt_load(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_attach_opts *o,
+		  char *err, size_t errlen)
+{
+	struct ct_pt_proc *p = t->proc;
+	if (ct_rt_start(tr, t, o, err, errlen) == 0)
+		return 0;
+	if (p->rt_buf) { /* the library may stay, inert; our memory goes */
+		long args[2] = { (long)p->rt_buf, (long)p->rt_len };
+		ct_pt_inject_syscall(tr, t, SYS_munmap, args, 2);
+		p->rt_buf = 0;
+	}
+	return -1;
+}
+
+static int ct_rt_start(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_attach_opts *o,
+		       char *err, size_t errlen)
+{
+	struct ct_pt_proc *p = t->proc;
+	char lib[PATH_MAX], conf[16384];
+	size_t conflen = ct_rt_conf(conf, sizeof(conf), o);
+	const char *slash = strrchr(o->runtime, '/');
+	snprintf(lib, sizeof(lib), "%.*s/%s", slash ? (int)(slash - o->runtime) : 1,
+		 slash ? o->runtime : ".", CT_ATTACH_LIB);
+	if (!conflen) {
+		snprintf(err, errlen, "too many CALLTRACE_ settings");
+		return -1;
+	}
+	if (ct_rt_dlopen(tr, t, lib, err, errlen) < 0)
+		return -1;
+
+	struct ct_pt_symbol start, stop;
+	if (ct_pt_find_function(tr, t, "libcalltrace.so", CT_ATTACH_START, &start) < 0 ||
+	    ct_pt_find_function(tr, t, "libcalltrace.so", CT_ATTACH_STOP, &stop) < 0) {
+		snprintf(err, errlen, "%s was loaded, but its entry points are not there", lib);
+		return -1;
+	}
+	int ok;
+	uint64_t args[2] = { p->rt_buf + CT_RT_CONF_AT, conflen };
+	long r = ct_pt_write(p->space, args[0], conf, conflen) == 0 ?
+			 ct_pt_inject_call(tr, t, start.addr, args, 2, &ok) :
+			 -EFAULT;
+	if (r < 0) {
+		snprintf(err, errlen, "the runtime did not start in it: %s",
+			 r == -EBUSY ? "it is traced by calltrace already" : strerror((int)-r));
+		return -1;
+	}
+	p->rt = 1;
+	p->rt_stop = stop.addr;
+	p->rt_lo = start.lo;
+	p->rt_hi = start.hi;
+	return 0;
+}
+
+/* ---- watching: threads and processes come and go ------------------------------------------- */
+
+static int ct_rt_is_thread_of(pid_t tid, pid_t pid)
+{
+	unsigned long long tgid;
+	return ct_pt_status(tid, "Tgid", &tgid) < 0 || tgid == (unsigned long long)pid;
+}
+
+/* A forked child: a copy of its parent's memory, runtime and patches included. */
+static void ct_rt_new_process(struct ct_tracer *tr, struct ct_pt_thread *t, pid_t pid, int vfork)
+{
+	struct ct_pt_proc *parent = t->proc;
+	struct ct_pt_space *space = vfork ? parent->space : ct_pt_space_copy(parent->space, pid);
+	if (vfork)
+		space->refs++;
+	struct ct_pt_proc *p = ct_pt_proc_add(tr, pid, space);
+	p->ppid = parent->pid;
+	p->rt = parent->rt && !vfork; /* a vfork child's memory is its parent's: undone there */
+	p->rt_stop = parent->rt_stop;
+	p->rt_lo = parent->rt_lo;
+	p->rt_hi = parent->rt_hi;
+	p->rt_buf = parent->rt_buf;
+	p->rt_len = parent->rt_len;
+	ct_pt_thread_add(tr, pid, p);
+}
+
+/* exec: a new image, without the runtime; the old image's other threads are gone. */
+static void ct_rt_exec(struct ct_tracer *tr, struct ct_pt_thread *t, pid_t former)
+{
+	struct ct_pt_proc *old = t->proc;
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *o = (void *)(uintptr_t)tr->threads.vals[i];
+		if (tr->threads.keys[i] && o && o != t && (o->proc == old || o->tid == former))
+			ct_pt_thread_gone(tr, o);
+	}
+	struct ct_pt_proc *p = ct_pt_proc_add(tr, old->pid, NULL);
+	p->ppid = old->ppid;
+	p->nthreads = 1;
+	t->proc = p;
+	ct_pt_proc_unref(old);
+}
+
+int ct_pt_rt_on_event(struct ct_tracer *tr, struct ct_pt_thread *t, int event)
+{
+	unsigned long msg = 0;
+	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
+	pid_t child = (pid_t)msg;
+	switch (event) {
+	case PTRACE_EVENT_CLONE:
+		if (ct_rt_is_thread_of(child, t->proc->pid)) {
+			ct_pt_thread_add(tr, child, t->proc);
+			break;
+		}
+		__attribute__((fallthrough));
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		ct_rt_new_process(tr, t, child, event == PTRACE_EVENT_VFORK);
+		break;
+	case PTRACE_EVENT_EXEC:
+		ct_rt_exec(tr, t, child);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int ct_pt_rt_on_stop(struct ct_tracer *tr, struct ct_pt_thread *t, int status)
+{
+	int event = status >> 16;
+	if (event)
+		return ct_pt_rt_on_event(tr, t, event);
+	return WSTOPSIG(status); /* the program's signal, passed on as it came */
+}
+
+/* ---- leaving -------------------------------------------------------------------------------- */
+
+static int ct_rt_in_code(const struct ct_pt_thread *t)
+{
+	ct_regs r;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+		return 0;
+	return ct_regs_pc(&r) >= t->proc->rt_lo && ct_regs_pc(&r) < t->proc->rt_hi;
+}
+
+/* A thread in the middle of a hook finishes it: none may touch the pool once it is gone. */
+static void ct_rt_step_out(struct ct_pt_thread *t)
+{
+	for (int i = 0; i < CT_RT_MAX_STEPS && ct_rt_in_code(t); i++) {
+		int st;
+		pid_t r;
+		if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
+			return;
+		do
+			r = waitpid(t->tid, &st, __WALL);
+		while (r < 0 && errno == EINTR);
+		if (r < 0 || !WIFSTOPPED(st))
+			return;
+		if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSTOP)
+			t->pending_sig = WSTOPSIG(st);
+	}
+}
+
+/* The runtime of p stopped: every thread's writer state reset, the code as it was. */
+static void ct_rt_stop_process(struct ct_tracer *tr, struct ct_pt_proc *p)
+{
+	uint64_t tps[4096];
+	long n = 0;
+	struct ct_pt_thread *by = NULL;
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+		ct_regs r;
+		if (!tr->threads.keys[i] || !t || t->proc != p ||
+		    ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+			continue;
+		if (n < (long)CT_ARRAY_SIZE(tps) && (n + 1) * 8 <= (long)p->rt_len)
+			tps[n++] = r.fs_base;
+		if (!by || (int64_t)r.orig_rax < 0)
+			by = t; /* one out of any system call if there is one */
+	}
+	int ok;
+	uint64_t args[2] = { p->rt_buf, (uint64_t)n };
+	if (by && ct_pt_write(p->space, p->rt_buf, tps, (size_t)n * sizeof(*tps)) == 0)
+		ct_pt_inject_call(tr, by, p->rt_stop, args, 2, &ok);
+	long margs[2] = { (long)p->rt_buf, (long)p->rt_len };
+	if (by)
+		ct_pt_inject_syscall(tr, by, SYS_munmap, margs, 2);
+	p->rt = 0;
+}
+
+void ct_pt_rt_leave(struct ct_tracer *tr)
+{
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+		if (tr->threads.keys[i] && t && t->proc->rt)
+			ct_rt_step_out(t);
+	}
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+		if (tr->threads.keys[i] && t && t->proc->rt)
+			ct_rt_stop_process(tr, t->proc);
+	}
+}

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * calltrace attach, inside the process: the tracer (src/ptrace/attach_rt.c)
+ * makes a stopped thread dlopen us as libcalltrace-attach.so (a link to
+ * libcalltrace.so: the name tells our constructors to start nothing) and
+ * call calltrace_attach_start with what record would have put in the
+ * environment. We then patch the selected functions as the patch method
+ * does, and point the GOT slots through which modules reach the functions
+ * we stand in front of (the unwinder's entries, longjmp, dlopen, dlclose)
+ * at our wrappers: loaded late and locally, nothing is interposed.
+ *
+ * Every byte we change is logged first, so that calltrace_attach_stop can
+ * put it back. We are never unloaded: a return address we replaced may
+ * still be on a stack, and our return trampoline must be there for it.
+ * After a stop the hooks are inert, and a later attach starts us again.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "runtime.h"
+#include "elfmap.h"
+#include "imports.h"
+#include "patching.h"
+#include "../arch/x86_64/relocate.h"
+#include "../common/attach_abi.h"
+
+#define CT_UNDO_MAX    CT_MOVED_MAX
+
+CT_HIDDEN int ct_attached;
+static char ct_conf[16384]; /* "NAME=VALUE\0" ..., then an empty string */
+
+/* One change to undo: the bytes that were at addr. */
+struct ct_undo {
+	uintptr_t addr;
+	uint8_t len;
+	uint8_t prot; /* CT_UNDO_* */
+	uint8_t old[CT_UNDO_MAX];
+};
+enum { CT_UNDO_CODE, CT_UNDO_RELRO, CT_UNDO_DATA };
+
+static struct ct_undo *ct_undo;
+static size_t ct_nundo, ct_capundo;
+static struct ct_pool_ctl ct_inert_ctl; /* what ct_ctl points to once the pool is gone */
+
+int ct_attach_loaded(void)
+{
+	static int known = -1;
+	if (known < 0) {
+		Dl_info info;
+		const char *slash = NULL;
+		if (dladdr((void *)ct_attach_loaded, &info) && info.dli_fname)
+			slash = strrchr(info.dli_fname, '/');
+		known = slash && !strcmp(slash + 1, CT_ATTACH_LIB);
+	}
+	return known;
+}
+
+const char *ct_getenv(const char *name)
+{
+	if (!ct_attached)
+		return getenv(name);
+	size_t n = strlen(name);
+	for (const char *p = ct_conf; *p; p += strlen(p) + 1)
+		if (!strncmp(p, name, n) && p[n] == '=')
+			return p + n + 1;
+	return NULL;
+}
+
+void *ct_next_symbol(const char *name)
+{
+	/* loaded locally, late: the real one is the first in the global scope */
+	return dlsym(ct_attached ? RTLD_DEFAULT : RTLD_NEXT, name);
+}
+
+void ct_undo_save(uintptr_t addr, size_t len, int data)
+{
+	if (!ct_attached || len > CT_UNDO_MAX)
+		return;
+	if (ct_nundo == ct_capundo) {
+		size_t cap = ct_capundo ? 2 * ct_capundo : 1024;
+		struct ct_undo *u = realloc(ct_undo, cap * sizeof(*u));
+		if (!u)
+			return;
+		ct_undo = u;
+		ct_capundo = cap;
+	}
+	struct ct_undo *u = &ct_undo[ct_nundo++];
+	u->addr = addr;
+	u->len = (uint8_t)len;
+	u->prot = data ? (uint8_t)data : CT_UNDO_CODE;
+	memcpy(u->old, (const void *)addr, len);
+}
+
+/* The bytes back, newest change first; pages get back the protection they had. */
+static void ct_undo_all(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	for (size_t i = ct_nundo; i-- > 0;) {
+		struct ct_undo *u = &ct_undo[i];
+		uintptr_t lo = u->addr & ~(uintptr_t)(page - 1);
+		size_t len = ((u->addr + u->len + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1)) - lo;
+		int back = u->prot == CT_UNDO_CODE ? PROT_READ | PROT_EXEC : PROT_READ;
+		if (u->prot != CT_UNDO_DATA &&
+		    mprotect((void *)lo, len, back | PROT_WRITE) < 0)
+			continue;
+		memcpy((void *)u->addr, u->old, u->len);
+		if (u->prot != CT_UNDO_DATA)
+			mprotect((void *)lo, len, back);
+		if (u->prot == CT_UNDO_CODE)
+			__builtin___clear_cache((char *)u->addr, (char *)u->addr + u->len);
+	}
+	ct_nundo = 0;
+}
+
+/* ---- GOT slots: the functions the preloaded runtime would interpose -------------------- */
+
+static const char *const ct_wrapped[] = {
+	"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk", "__cxa_begin_catch", "__cxa_throw",
+	"__cxa_rethrow", "_Unwind_RaiseException", "_Unwind_Resume_or_Rethrow",
+	"_Unwind_ForcedUnwind", "dlopen", "dlclose",
+};
+
+struct ct_redirect {
+	void *self; /* our handle: dlsym on it finds our wrappers, not the real ones */
+	uintptr_t self_base;
+};
+
+static int ct_is_wrapped(const char *name)
+{
+	for (size_t i = 0; i < CT_ARRAY_LEN(ct_wrapped); i++)
+		if (!strcmp(name, ct_wrapped[i]))
+			return 1;
+	return 0;
+}
+
+/* Is addr in the module's PT_GNU_RELRO (read-only once relocated)? */
+static int ct_in_relro(const struct dl_phdr_info *info, uintptr_t addr)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_GNU_RELRO && addr >= lo && addr < lo + ph->p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+static void ct_write_slot(const struct dl_phdr_info *info, uintptr_t slot, uintptr_t value)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int relro = ct_in_relro(info, slot);
+	uintptr_t lo = slot & ~(uintptr_t)(page - 1);
+	if (relro && mprotect((void *)lo, (size_t)page, PROT_READ | PROT_WRITE) < 0)
+		return;
+	ct_undo_save(slot, sizeof(value), relro ? CT_UNDO_RELRO : CT_UNDO_DATA);
+	memcpy((void *)slot, &value, sizeof(value));
+	if (relro)
+		mprotect((void *)lo, (size_t)page, PROT_READ);
+}
+
+static int ct_redirect_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	const struct ct_redirect *r = data;
+	int program = !info->dlpi_name || !*info->dlpi_name;
+	const char *path = program ? "/proc/self/exe" : info->dlpi_name;
+	struct ct_elf_map m;
+	struct ct_imports im = { 0 };
+
+	if (info->dlpi_addr == r->self_base || (!program && !strncmp(path, "linux-vdso", 10)) ||
+	    ct_elf_map(path, &m) < 0)
+		return 0;
+	ct_imports_read(&m, info->dlpi_addr, &im);
+	for (size_t i = 0; i < im.n; i++) {
+		void *ours = ct_is_wrapped(im.v[i].name) ? dlsym(r->self, im.v[i].name) : NULL;
+		if (ours)
+			ct_write_slot(info, im.v[i].slot, (uintptr_t)ours);
+	}
+	free(im.v);
+	ct_elf_unmap(&m);
+	return 0;
+}
+
+static void ct_redirect_imports(void)
+{
+	Dl_info info;
+	struct ct_redirect r = { 0 };
+	if (!dladdr((void *)ct_redirect_imports, &info) || !info.dli_fname)
+		return;
+	r.self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	r.self_base = (uintptr_t)info.dli_fbase;
+	if (r.self)
+		dl_iterate_phdr(ct_redirect_module, &r);
+}
+
+/* ---- start and stop ------------------------------------------------------------------------ */
+
+/*
+ * Start tracing with conf ("NAME=VALUE" strings, each NUL-terminated, an
+ * empty one last): the number of functions patched, or -errno.
+ */
+CT_EXPORT long calltrace_attach_start(const char *conf, long len)
+{
+	if (len <= 0 || (size_t)len >= sizeof(ct_conf) - 1)
+		return -EINVAL;
+	if (atomic_load(&ct_state) == CT_RT_READY)
+		return -EBUSY;
+	memset(ct_conf, 0, sizeof(ct_conf));
+	memcpy(ct_conf, conf, (size_t)len);
+	ct_attached = 1;
+	if (atomic_load(&ct_state) == CT_RT_OFF) /* attached before: start afresh */
+		ct_init_again();
+	ct_resolve_interposed();
+	if (ct_init_outside() < 0)
+		return -EIO;
+	ct_patch_modules(1);
+	ct_redirect_imports();
+	return (long)atomic_load(&ct_ctl->patched);
+}
+
+/*
+ * Stop: every change undone, the hooks inert, the pool unmapped. The
+ * tracer has every thread stopped outside our code and gives their thread
+ * pointers, so that their writer state is reset here: none may touch the
+ * pool again, and a later attach starts them on fresh chunks.
+ */
+CT_EXPORT long calltrace_attach_stop(const uint64_t *thread_pointers, long n)
+{
+	if (!ct_attached)
+		return -EINVAL;
+	atomic_store(&ct_state, CT_RT_OFF); /* (it is already in a --no-follow child) */
+	ct_undo_all();
+	ptrdiff_t off = (char *)&ct_self - (char *)__builtin_thread_pointer();
+	for (long i = 0; i < n; i++) {
+		struct ct_thread *t = (struct ct_thread *)(uintptr_t)(thread_pointers[i] + off);
+		t->pos = t->end = t->start = NULL;
+		t->chunk = 0;
+		t->npending = 0;
+		t->dropping = 0;
+		t->lost_slot = 0;
+		t->in_ring = 0;
+		t->lost = 0;
+		t->thread_seq = 0; /* the next recorder counts this thread's chunks from 0 */
+	}
+	/*
+	 * A thread the tracer stopped in a system call of our slow path (waiting
+	 * for a free chunk, say) still holds the pool's address: it gets zeroed
+	 * memory there, which it finds no chunk in, instead of a fault. Untouched,
+	 * that costs address space only.
+	 */
+	struct ct_pool_ctl *ctl = ct_ctl;
+	ct_ctl = &ct_inert_ctl;
+	if (ctl != &ct_inert_ctl)
+		mmap(ctl, ct_pool_size(ctl), PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	return 0;
+}
