@@ -48,6 +48,44 @@ static struct ct_undo *ct_undo;
 static size_t ct_nundo, ct_capundo;
 static struct ct_pool_ctl ct_inert_ctl; /* what ct_ctl points to once the pool is gone */
 
+/*
+ * Memory of ours the stopped runtime no longer uses: trampoline areas, the
+ * zeroed stand-in for the pool (calltrace_attach_stop). A thread may still
+ * be inside for a moment after the detach, so it goes at a later attach,
+ * once it has been retired long enough.
+ */
+struct ct_region {
+	void *addr;
+	size_t len;
+};
+#define CT_MAX_REGIONS	1024
+#define CT_STRAGGLER_NS 300000000ull /* 3 x the longest wait for a chunk (thread.c) */
+static struct ct_region ct_in_use[CT_MAX_REGIONS], ct_retired[CT_MAX_REGIONS];
+static unsigned ct_nin_use, ct_nretired;
+static uint64_t ct_retired_since;
+
+void ct_attach_note_area(void *addr, size_t len)
+{
+	if (ct_attached && ct_nin_use < CT_MAX_REGIONS)
+		ct_in_use[ct_nin_use++] = (struct ct_region){ addr, len };
+}
+
+static void ct_drop_retired(void)
+{
+	if (!ct_nretired || ct_clock_slow() - ct_retired_since <= CT_STRAGGLER_NS)
+		return;
+	for (unsigned i = 0; i < ct_nretired; i++)
+		munmap(ct_retired[i].addr, ct_retired[i].len);
+	ct_nretired = 0;
+}
+
+static void ct_retire(void *addr, size_t len)
+{
+	if (ct_nretired < CT_MAX_REGIONS) /* else it stays mapped, unused */
+		ct_retired[ct_nretired++] = (struct ct_region){ addr, len };
+	ct_retired_since = ct_clock_slow();
+}
+
 int ct_attach_loaded(void)
 {
 	static int known = -1;
@@ -214,6 +252,7 @@ CT_EXPORT long calltrace_attach_start(const char *conf, long len)
 	memset(ct_conf, 0, sizeof(ct_conf));
 	memcpy(ct_conf, conf, (size_t)len);
 	ct_attached = 1;
+	ct_drop_retired();
 	if (atomic_load(&ct_state) == CT_RT_OFF) /* attached before: start afresh */
 		ct_init_again();
 	ct_resolve_interposed();
@@ -251,13 +290,20 @@ CT_EXPORT long calltrace_attach_stop(const uint64_t *thread_pointers, long n)
 	/*
 	 * A thread the tracer stopped in a system call of our slow path (waiting
 	 * for a free chunk, say) still holds the pool's address: it gets zeroed
-	 * memory there, which it finds no chunk in, instead of a fault. Untouched,
-	 * that costs address space only.
+	 * memory there, which it finds no chunk in, instead of a fault; that and
+	 * our trampolines go at a later attach.
 	 */
 	struct ct_pool_ctl *ctl = ct_ctl;
 	ct_ctl = &ct_inert_ctl;
-	if (ctl != &ct_inert_ctl)
-		mmap(ctl, ct_pool_size(ctl), PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	ct_drop_retired();
+	for (unsigned i = 0; i < ct_nin_use; i++)
+		ct_retire(ct_in_use[i].addr, ct_in_use[i].len);
+	ct_nin_use = 0;
+	if (ctl != &ct_inert_ctl) {
+		size_t len = ct_pool_size(ctl);
+		if (mmap(ctl, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			 -1, 0) != MAP_FAILED)
+			ct_retire(ctl, len);
+	}
 	return 0;
 }

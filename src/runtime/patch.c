@@ -56,8 +56,10 @@ uintptr_t ct_map_near(uintptr_t lo, uintptr_t hi, size_t size)
 			break;
 		void *m = mmap((void *)want, size, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-		if (m != MAP_FAILED)
+		if (m != MAP_FAILED) {
+			ct_attach_note_area(m, size);
 			return (uintptr_t)m;
+		}
 	}
 	return 0;
 }

@@ -206,6 +206,8 @@ const char *ct_getenv(const char *name) CT_HIDDEN;
 void *ct_next_symbol(const char *name) CT_HIDDEN;
 /* Attached: remember the len bytes at addr before we change them (data: a GOT slot). */
 void ct_undo_save(uintptr_t addr, size_t len, int data) CT_HIDDEN;
+/* Attached: memory of ours for code, to unmap once tracing stopped. */
+void ct_attach_note_area(void *addr, size_t len) CT_HIDDEN;
 /* patch.c: every module is looked at again (attach again: the code is as it was) */
 void ct_patch_forget_all(void) CT_HIDDEN;
 

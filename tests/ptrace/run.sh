@@ -76,84 +76,127 @@ done
 
 # ---- attach and detach, again and again ---------------------------------------------
 gcc -O1 -g -pthread -o worker "$here/worker.c" || fail worker/build "gcc failed"
-# no_trace_left PID: no int3 at any function of worker, no mapping of ours, no tracer
+# no_trace_left PID: every function of worker starts with the bytes of the file (no int3,
+# no patch), no tracer
 no_trace_left() {
 	"$PY" - "$1" "$out/worker" <<'PY'
-import subprocess, sys
+import struct, subprocess, sys
 pid, exe = int(sys.argv[1]), sys.argv[2]
+data = open(exe, 'rb').read()
 base = None
 for l in open('/proc/%d/maps' % pid):
     f = l.split()
     if len(f) >= 6 and f[5] == exe and int(f[2], 16) == 0:
         base = int(f[0].split('-')[0], 16)
         break
-pie = open(exe, 'rb').read(18)[16] == 3
-syms = subprocess.run(['nm', '--defined-only', exe], capture_output=True, text=True).stdout
-left = []
+pie = data[16] == 3
+phoff, = struct.unpack_from('<Q', data, 32)
+phentsize, phnum = struct.unpack_from('<HH', data, 54)
+loads = []
+for i in range(phnum):
+    ptype, flags, off, vaddr, _, filesz = struct.unpack_from('<IIQQQQ', data, phoff + i * phentsize)
+    if ptype == 1:
+        loads.append((vaddr, off, filesz))
+syms = subprocess.run(['nm', '-S', '--defined-only', exe], capture_output=True, text=True).stdout
+changed = []
 with open('/proc/%d/mem' % pid, 'rb') as mem:
     for l in syms.splitlines():
-        a, t, n = l.split()[:3]
-        if t not in 'Tt':
+        f = l.split()
+        if len(f) < 4 or f[2] not in 'Tt':
             continue
-        mem.seek(int(a, 16) + (base if pie else 0))
-        if mem.read(1) == b'\xcc':
-            left.append(n)
+        a, n = int(f[0], 16), min(int(f[1], 16), 16)
+        for vaddr, off, filesz in loads:
+            if vaddr <= a and a + n <= vaddr + filesz:
+                mem.seek(a + (base if pie else 0))
+                if mem.read(n) != data[a - vaddr + off:a - vaddr + off + n]:
+                    changed.append(f[3])
 tracer = [l.split()[1] for l in open('/proc/%d/status' % pid) if l.startswith('TracerPid')][0]
-if left or tracer != '0':
-    print('int3 left at %s; tracer %s' % (left, tracer))
+if changed or tracer != '0':
+    print('code changed at %s; tracer %s' % (changed, tracer))
     sys.exit(1)
 PY
 }
-./worker 9000 >worker.out 2>&1 &
-wpid=$!
-sleep 0.3
-maps_before=$(wc -l <"/proc/$wpid/maps")
-ok_runs=0
-for i in $(seq 1 20); do
-	if "$CT" attach -p "$wpid" --duration 100ms -o "attach$i.data" 2>"attach$i.err"; then
-		ok_runs=$((ok_runs + 1))
+# mappings PID: the process's mappings, but those of calltrace's runtime (it stays loaded, inert)
+mappings() {
+	grep -cv -e libcalltrace -e libZydis "/proc/$1/maps"
+}
+
+# attach_runs METHOD: attach and detach 20 times to a program that checks its own results
+attach_runs() {
+	local m=$1 wpid maps_before maps_after ok_runs=0 i st threads
+	./worker 12000 >"worker-$m.out" 2>&1 &
+	wpid=$!
+	sleep 0.3
+	maps_before=$(wc -l <"/proc/$wpid/maps")
+	for i in $(seq 1 20); do
+		if "$CT" attach --method="$m" -p "$wpid" --duration 100ms -o "attach-$m$i.data" \
+			2>"attach-$m$i.err"; then
+			ok_runs=$((ok_runs + 1))
+		else
+			fail "attach-$m/run$i" "calltrace attach failed" "attach-$m$i.err"
+		fi
+		[ "$i" = 1 ] && maps_first=$(mappings "$wpid")
+		[ "$m" = runtime ] && sleep 0.35 # the zeroed stand-in for a pool goes after 0.3 s
+	done
+	[ $ok_runs = 20 ] && pass "attach-$m/20-runs"
+	if no_trace_left "$wpid" >"left-$m.out" 2>&1; then
+		pass "attach-$m/nothing-left"
 	else
-		fail "attach/run$i" "calltrace attach failed" "attach$i.err"
+		fail "attach-$m/nothing-left" "the process still shows our traces" "left-$m.out"
 	fi
-done
-[ $ok_runs = 20 ] && pass attach/20-runs
-if no_trace_left "$wpid" >left.out 2>&1; then
-	pass attach/nothing-left
-else
-	fail attach/nothing-left "the process still shows our traces" left.out
-fi
-maps_after=$(wc -l <"/proc/$wpid/maps")
-[ "$maps_before" = "$maps_after" ] && pass attach/scratch-unmapped ||
-	fail attach/scratch-unmapped "$maps_before mappings before, $maps_after after"
-"$CT" report -i attach1.data --json >attach1.json 2>/dev/null
-if "$PY" -c '
+	maps_after=$(wc -l <"/proc/$wpid/maps")
+	if [ "$m" = ptrace ]; then
+		[ "$maps_before" = "$maps_after" ] && pass "attach-$m/scratch-unmapped" ||
+			fail "attach-$m/scratch-unmapped" "$maps_before mappings before, $maps_after after"
+	else # the first attach leaves the runtime and a stand-in for the pool; no more after
+		maps_after=$(mappings "$wpid")
+		[ "$maps_after" -le $((maps_first + 1)) ] && pass "attach-$m/memory-settles" ||
+			fail "attach-$m/memory-settles" "$maps_first mappings after one attach, $maps_after after 20"
+	fi
+	"$CT" report -i "attach-${m}1.data" --json >"attach-$m.json" 2>/dev/null
+	if "$PY" -c '
 import json, sys
 got = {e["name"]: e["calls"] for e in json.load(open(sys.argv[1]))}
 sys.exit(0 if got.get("step", 0) > 0 and got.get("work", 0) > got.get("step", 0) else 1)
-' attach1.json; then
-	pass attach/calls-seen
-else
-	fail attach/calls-seen "step/work not in the attached trace" attach1.json
-fi
-threads=$("$CT" info -i attach1.data 2>/dev/null | sed -n 's/^threads: *//p')
-[ "${threads:-0}" -ge 3 ] && pass attach/all-threads || fail attach/all-threads "$threads threads traced, expected 3"
-wait "$wpid"
-st=$?
-[ $st = 0 ] && grep -q '^bad=0$' worker.out && pass attach/program-results-right ||
-	fail attach/program-results-right "status $st" worker.out
+' "attach-$m.json"; then
+		pass "attach-$m/calls-seen"
+	else
+		fail "attach-$m/calls-seen" "step/work not in the attached trace" "attach-$m.json"
+	fi
+	threads=$("$CT" info -i "attach-${m}1.data" 2>/dev/null | sed -n 's/^threads: *//p')
+	[ "${threads:-0}" -ge 3 ] && pass "attach-$m/all-threads" ||
+		fail "attach-$m/all-threads" "$threads threads traced, expected 3"
+	method=$("$CT" info -i "attach-${m}1.data" 2>/dev/null | sed -n 's/^method: *\([a-z]*\).*/\1/p')
+	want=$([ "$m" = runtime ] && echo patch || echo ptrace)
+	[ "$method" = "$want" ] && pass "attach-$m/method" ||
+		fail "attach-$m/method" "info says method $method, expected $want"
+	wait "$wpid"
+	st=$?
+	[ $st = 0 ] && grep -q '^bad=0$' "worker-$m.out" && pass "attach-$m/program-results-right" ||
+		fail "attach-$m/program-results-right" "status $st" "worker-$m.out"
+}
 
-# ---- attach to a process that forks -------------------------------------------------
-./worker 2500 fork >fork.out 2>&1 &
-fpid=$!
-sleep 0.3
-"$CT" attach -p "$fpid" --duration 1500ms -o fork.data 2>fork.err || fail attach/fork "attach failed" fork.err
-procs=$("$CT" info -i fork.data 2>/dev/null | sed -n 's/^processes: *//p')
-[ "${procs:-0}" -ge 2 ] && pass attach/fork-children-traced ||
-	fail attach/fork-children-traced "${procs:-0} processes in the trace" fork.err
-wait "$fpid"
-st=$?
-[ $st = 0 ] && grep -q '^bad=0$' fork.out && pass attach/fork-results-right ||
-	fail attach/fork-results-right "status $st" fork.out
+# attach_fork METHOD: the children a traced process forks are traced too
+attach_fork() {
+	local m=$1 fpid procs st
+	./worker 2500 fork >"fork-$m.out" 2>&1 &
+	fpid=$!
+	sleep 0.3
+	"$CT" attach --method="$m" -p "$fpid" --duration 1500ms -o "fork-$m.data" 2>"fork-$m.err" ||
+		fail "attach-$m/fork" "attach failed" "fork-$m.err"
+	procs=$("$CT" info -i "fork-$m.data" 2>/dev/null | sed -n 's/^processes: *//p')
+	[ "${procs:-0}" -ge 2 ] && pass "attach-$m/fork-children-traced" ||
+		fail "attach-$m/fork-children-traced" "${procs:-0} processes in the trace" "fork-$m.err"
+	wait "$fpid"
+	st=$?
+	[ $st = 0 ] && grep -q '^bad=0$' "fork-$m.out" && pass "attach-$m/fork-results-right" ||
+		fail "attach-$m/fork-results-right" "status $st" "fork-$m.out"
+}
+
+for m in ptrace runtime; do
+	attach_runs $m
+	attach_fork $m
+done
 
 # ---- errors ---------------------------------------------------------------------------
 # expect_error NAME CMD...: non-zero exit, exactly one line on stderr starting "calltrace: "
@@ -171,6 +214,22 @@ expect_error errors/no-such-process "$CT" attach -p 999999999
 expect_error errors/no-pid "$CT" attach
 expect_error errors/bad-duration "$CT" attach -p 1 --duration soon
 expect_error errors/bad-method "$CT" attach -p 1 --method=patch
+# a static program has no dlopen: --method=runtime says so, the default uses breakpoints
+gcc -O1 -g -static -pthread -o worker-static "$here/worker.c" || fail worker-static/build "gcc failed"
+./worker-static 3000 >static.out 2>&1 &
+stpid=$!
+sleep 0.2
+expect_error errors/runtime-into-static "$CT" attach --method=runtime -p "$stpid" -o static.data
+grep -q 'no dlopen' err.txt || fail errors/runtime-into-static-says-why "$(cat err.txt)"
+if "$CT" attach -p "$stpid" --duration 200ms -o static.data 2>static.err &&
+	grep -q 'tracing through breakpoints' static.err &&
+	"$CT" info -i static.data 2>/dev/null | grep -q '^method: *ptrace'; then
+	pass attach/static-falls-back-to-breakpoints
+else
+	fail attach/static-falls-back-to-breakpoints "no fallback" static.err
+fi
+wait "$stpid" && grep -q '^bad=0$' static.out && pass attach/static-results-right ||
+	fail attach/static-results-right "wrong results" static.out
 expect_error errors/ptrace-with-args "$CT" record --method=ptrace -a ./worker 10
 expect_error errors/missing-program "$CT" record --method=ptrace ./no-such-program
 sleep 30 &
