@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "shadow.h"
 #include "elfmap.h"
 #include "imports.h"
 #include "patching.h"
@@ -239,6 +240,27 @@ static void ct_redirect_imports(void)
 
 /* ---- start and stop ------------------------------------------------------------------------ */
 
+void ct_return_trampoline(void) CT_HIDDEN;
+
+/*
+ * The return addresses we replaced go back on the thread's stack, newest
+ * frame first (an older frame at the same slot is gone, or is the caller
+ * of a tail call, whose address is the real one): a C++ exception thrown
+ * after the detach must find real ones.
+ */
+static void ct_unhook_thread(struct ct_thread *t)
+{
+	struct ct_shadow_frame *s = t->shadow;
+	uintptr_t tramp = (uintptr_t)ct_return_trampoline;
+	for (uint32_t i = ct_shadow_kept(t); s && i-- > 0;) {
+		uintptr_t *slot = (uintptr_t *)s[i].sp;
+		if (s[i].ret && s[i].ret != tramp && *slot == tramp)
+			*slot = s[i].ret;
+	}
+	t->sdepth = 0;
+	t->unhooked = 0;
+}
+
 /*
  * Start tracing with conf ("NAME=VALUE" strings, each NUL-terminated, an
  * empty one last): the number of functions patched, or -errno.
@@ -286,6 +308,7 @@ CT_EXPORT long calltrace_attach_stop(const uint64_t *thread_pointers, long n)
 		t->in_ring = 0;
 		t->lost = 0;
 		t->thread_seq = 0; /* the next recorder counts this thread's chunks from 0 */
+		ct_unhook_thread(t);
 	}
 	/*
 	 * A thread the tracer stopped in a system call of our slow path (waiting

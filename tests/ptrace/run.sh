@@ -198,6 +198,31 @@ for m in ptrace runtime; do
 	attach_fork $m
 done
 
+# ---- the runtime attached to C++ that throws and longjmps through patched frames --------
+# The unwinder must see real return addresses: the GOT slots of _Unwind_RaiseException & co
+# lead to the runtime's wrappers, which put them back first.
+for cxx in "g++ -O2" "clang++ -O0"; do
+	tag=${cxx%% *}${cxx##* }
+	$cxx -g -o "thrower-$tag" "$here/thrower.cpp" || { fail "throw-$tag/build" "$cxx failed"; continue; }
+	"./thrower-$tag" 3000 >"thrower-$tag.out" 2>&1 &
+	tpid=$!
+	sleep 0.3
+	ok=1
+	for i in 1 2 3; do
+		"$CT" attach -p "$tpid" --duration 300ms -o "throw-$tag$i.data" 2>"throw-$tag.err" || ok=0
+		sleep 0.2
+	done
+	[ $ok = 1 ] && pass "throw-$tag/attach" || fail "throw-$tag/attach" "attach failed" "throw-$tag.err"
+	wait "$tpid"
+	st=$?
+	[ $st = 0 ] && grep -q '^bad=0 ' "thrower-$tag.out" && pass "throw-$tag/results-right" ||
+		fail "throw-$tag/results-right" "status $st" "thrower-$tag.out"
+	"$CT" replay -i "throw-${tag}1.data" >"throw-$tag.tree" 2>&1
+	grep -q 'leaf(); /\* unwound \*/' "throw-$tag.tree" && grep -q 'jumper(); /\* unwound \*/' "throw-$tag.tree" &&
+		pass "throw-$tag/unwound-frames-shown" ||
+		fail "throw-$tag/unwound-frames-shown" "no unwound leaf/jumper" "throw-$tag.tree"
+done
+
 # ---- errors ---------------------------------------------------------------------------
 # expect_error NAME CMD...: non-zero exit, exactly one line on stderr starting "calltrace: "
 expect_error() {
