@@ -140,6 +140,58 @@ static void ct_stop_all(struct ct_tracer *tr)
 	}
 }
 
+/*
+ * A call we made a thread run has not come back for a while: it may wait for
+ * a lock a stopped thread holds (the loader's, an allocator's). The other
+ * threads of its process run until it is back, then are stopped again.
+ */
+static void ct_let_others_run(struct ct_tracer *tr, struct ct_pt_thread *by)
+{
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+		if (!tr->threads.keys[i] || !t || t == by || t->proc != by->proc || t->released)
+			continue;
+		if (ptrace(PTRACE_CONT, t->tid, 0, (void *)(long)t->pending_sig) == 0) {
+			t->pending_sig = 0;
+			t->released = 1;
+			tr->nreleased++;
+		}
+	}
+	fprintf(stderr,
+		"calltrace: attach: process %d: a call of ours is slow (a lock held by a stopped "
+		"thread?); its other threads run meanwhile\n",
+		(int)by->proc->pid);
+}
+
+void ct_pt_stop_released(struct ct_tracer *tr)
+{
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+		if (!tr->threads.keys[i] || !t || !t->released)
+			continue;
+		t->released = 0;
+		tr->nreleased--;
+		ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+		for (;;) {
+			int st;
+			if (ct_wait_stopped(t->tid, &st) < 0) {
+				ct_pt_thread_gone(tr, t);
+				break;
+			}
+			int event = st >> 16, sig = WSTOPSIG(st);
+			if (event == PTRACE_EVENT_STOP)
+				break;
+			if (event) { /* a thread or process it made meanwhile is stopped too */
+				ct_pt_on_event(tr, t, event);
+				ptrace(PTRACE_CONT, t->tid, 0, 0);
+				continue;
+			}
+			t->pending_sig = sig; /* its own: delivered when we let it go */
+			ptrace(PTRACE_CONT, t->tid, 0, 0); /* on to the interrupt's stop */
+		}
+	}
+}
+
 /* Is a SIGTRAP pending for the thread (it hit a breakpoint as we stopped it)? */
 static int ct_trap_pending(pid_t tid)
 {
@@ -346,6 +398,7 @@ static void __attribute__((noreturn)) ct_attach_main(void *arg, int report)
 	signal(SIGPIPE, SIG_IGN);
 
 	ct_map_init(&tr.threads, 64);
+	tr.on_slow_call = ct_let_others_run;
 	tr.main_pid = pid;
 	tr.attached = 1;
 	struct ct_pt_proc *p = ct_pt_proc_add(&tr, pid, NULL);
@@ -361,8 +414,10 @@ static void __attribute__((noreturn)) ct_attach_main(void *arg, int report)
 		_exit(1);
 	for (size_t i = 0; i < tr.threads.cap; i++) {
 		struct ct_pt_thread *o = (void *)(uintptr_t)tr.threads.vals[i];
-		if (tr.threads.keys[i] && o)
-			ct_pt_resume(o, 0);
+		if (tr.threads.keys[i] && o) { /* with a signal that came while we held it */
+			ct_pt_resume(o, o->pending_sig);
+			o->pending_sig = 0;
+		}
 	}
 	if (a->duration_ms) {
 		struct itimerval it = { .it_value = { (time_t)(a->duration_ms / 1000),

@@ -12,21 +12,38 @@
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "tracer.h"
 #include "../arch/x86_64/ptrace_arch.h"
 
-/* Run the thread until it stops at pc (our int3 after the call); -1 if it died. */
-static int ct_run_to(struct ct_pt_thread *t, uint64_t pc, ct_regs *out)
+#define CT_SLOW_CALL_MS 1000 /* then tr->on_slow_call: a lock a stopped thread holds? */
+
+/* waitpid for tid, telling tr once if it takes long. */
+static pid_t ct_wait_call(struct ct_tracer *tr, struct ct_pt_thread *t, int *st, int *told)
 {
+	for (unsigned ms = 0;; ms++) {
+		pid_t r = waitpid(t->tid, st, __WALL | WNOHANG);
+		if (r != 0 && !(r < 0 && errno == EINTR))
+			return r;
+		if (ms == CT_SLOW_CALL_MS && tr->on_slow_call && !*told) {
+			*told = 1;
+			tr->on_slow_call(tr, t);
+		}
+		struct timespec ts = { 0, 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Run the thread until it stops at pc (our int3 after the call); -1 if it died. */
+static int ct_run_to(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t pc, ct_regs *out)
+{
+	int told = 0;
 	for (;;) {
 		int st;
 		if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
 			return -1;
-		pid_t r;
-		do
-			r = waitpid(t->tid, &st, __WALL);
-		while (r < 0 && errno == EINTR);
+		pid_t r = ct_wait_call(tr, t, &st, &told);
 		if (r < 0 || !WIFSTOPPED(st))
 			return -1;
 		int sig = WSTOPSIG(st);
@@ -47,7 +64,6 @@ long ct_pt_inject_syscall(struct ct_tracer *tr, struct ct_pt_thread *t, long nr,
 	struct ct_pt_space *s = t->proc->space;
 	ct_regs saved, regs;
 	uint8_t code[CT_ARCH_STUB_LEN], stub[CT_ARCH_STUB_LEN];
-	(void)tr;
 
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0)
 		return -ESRCH;
@@ -63,7 +79,7 @@ long ct_pt_inject_syscall(struct ct_tracer *tr, struct ct_pt_thread *t, long nr,
 	ct_regs_syscall(&regs, pc, nr, args, nargs);
 	long ret = -ESRCH;
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, &regs) == 0 &&
-	    ct_run_to(t, pc + CT_ARCH_STUB_LEN, &regs) == 0)
+	    ct_run_to(tr, t, pc + CT_ARCH_STUB_LEN, &regs) == 0)
 		ret = ct_regs_retval(&regs);
 	if (!s->stub)
 		ct_pt_write(s, pc, code, sizeof(code));
@@ -77,7 +93,6 @@ long ct_pt_inject_call(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t fn
 	struct ct_pt_space *s = t->proc->space;
 	ct_regs saved, regs;
 	uint64_t back = s->stub + CT_ARCH_STUB_LEN - CT_ARCH_BREAK_LEN; /* its int3 */
-	(void)tr;
 
 	*ok = 0;
 	if (!s->stub || ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0)
@@ -87,11 +102,13 @@ long ct_pt_inject_call(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t fn
 	long ret = -ESRCH;
 	if (ct_pt_write(s, sp, &back, sizeof(back)) == 0 &&
 	    ptrace(PTRACE_SETREGS, t->tid, 0, &regs) == 0 &&
-	    ct_run_to(t, back + CT_ARCH_BREAK_LEN, &regs) == 0) {
+	    ct_run_to(tr, t, back + CT_ARCH_BREAK_LEN, &regs) == 0) {
 		ret = ct_regs_retval(&regs);
 		*ok = 1;
 	}
 	ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
+	if (tr->nreleased)
+		ct_pt_stop_released(tr);
 	return ret;
 }
 

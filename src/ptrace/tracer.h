@@ -81,6 +81,7 @@ struct ct_pt_thread {
 	uint8_t step;	 /* resume with a single step */
 	uint8_t started; /* seen its first stop */
 	uint8_t held;	 /* attach: stopped for good, to be let go */
+	uint8_t released; /* attach: let run while a call of ours waited; to be stopped again */
 };
 
 struct ct_pt_proc {
@@ -114,6 +115,9 @@ struct ct_tracer {
 	int follow;   /* trace children too */
 	int attached; /* attach: the process was running before us */
 	int rt;	      /* attach: the runtime traces, we only watch (attach_rt.c) */
+	/* a call we injected into t runs for long: attach lets the other threads run */
+	void (*on_slow_call)(struct ct_tracer *tr, struct ct_pt_thread *t);
+	size_t nreleased; /* threads it let run */
 	uint64_t stops;
 };
 
@@ -199,6 +203,9 @@ int ct_pt_on_event(struct ct_tracer *tr, struct ct_pt_thread *t, int event);
 void ct_pt_new_image(struct ct_tracer *tr, struct ct_pt_thread *t);
 /* A thread stopped before we knew it (its creator's event comes later). */
 void ct_pt_early_stop(struct ct_tracer *tr, pid_t tid, int status);
+
+/* attach.c: the threads a slow call let run are stopped again */
+void ct_pt_stop_released(struct ct_tracer *tr);
 
 /* attach_rt.c: attach with the runtime */
 struct ct_attach_opts;

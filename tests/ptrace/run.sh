@@ -223,6 +223,20 @@ for cxx in "g++ -O2" "clang++ -O0"; do
 		fail "throw-$tag/unwound-frames-shown" "no unwound leaf/jumper" "throw-$tag.tree"
 done
 
+# ---- attach while another thread holds the loader's lock: no hang ----------------------
+gcc -shared -fPIC -O0 -o libslowctor.so "$here/slowctor.c" &&
+	gcc -O2 -g -pthread -o locker "$here/locker.c" -ldl || fail locker/build "gcc failed"
+./locker 3 "$out/libslowctor.so" >locker.out 2>&1 &
+lpid=$!
+sleep 0.4
+if timeout -k 5 30 "$CT" attach -p "$lpid" --duration 300ms -o locker.data 2>locker.err; then
+	pass attach/loader-lock-held-no-hang
+else
+	fail attach/loader-lock-held-no-hang "attach failed or hung" locker.err
+fi
+wait "$lpid" && grep -q '^bad=0$' locker.out && pass attach/loader-lock-results-right ||
+	fail attach/loader-lock-results-right "wrong results" locker.out
+
 # ---- errors ---------------------------------------------------------------------------
 # expect_error NAME CMD...: non-zero exit, exactly one line on stderr starting "calltrace: "
 expect_error() {
