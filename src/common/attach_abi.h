@@ -14,9 +14,17 @@
 
 #define CT_ATTACH_START "calltrace_attach_start"
 #define CT_ATTACH_STOP	"calltrace_attach_stop"
+#define CT_ATTACH_ADOPT "calltrace_attach_adopt"
 
 /* conf: "NAME=VALUE" strings as record would set them, each NUL-ended; len bytes in all. */
 long calltrace_attach_start(const char *conf, long len);
 long calltrace_attach_stop(const uint64_t *thread_pointers, long n);
+/*
+ * The calls under way in each thread at the attach, for their returns to be
+ * seen: per thread its thread pointer, a count n, then n frames {function,
+ * return-address slot, return address}, outermost first. Those of functions
+ * we patched are hooked. The number hooked.
+ */
+long calltrace_attach_adopt(const uint64_t *threads, long nthreads);
 
 #endif

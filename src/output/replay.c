@@ -159,15 +159,17 @@ static void ct_replay_enter(void *ctx, const struct ct_call *c)
 	ct_call_args_text(&r->values, c->values, r->held_args, sizeof(r->held_args));
 }
 
-static const char *ct_close_note(enum ct_close how)
+static const char *ct_close_note(const struct ct_replay *r, enum ct_close how)
 {
+	const char *started = ct_trace_meta(r->t, "started");
 	switch (how) {
 	case CT_CLOSE_UNWOUND:
 		return "unwound";
 	case CT_CLOSE_UNFINISHED:
 		return "unfinished";
-	case CT_CLOSE_NO_ENTRY:
-		return "entered before tracing";
+	case CT_CLOSE_NO_ENTRY: /* the process ran before calltrace attached to it */
+		return started && !strcmp(started, "attach") ? "entered before attach" :
+							       "entered before tracing";
 	default:
 		return NULL;
 	}
@@ -177,7 +179,7 @@ static void ct_replay_exit(void *ctx, const struct ct_call *c)
 {
 	struct ct_replay *r = ctx;
 	struct ct_out *o = r->out_;
-	const char *note = ct_close_note(c->how);
+	const char *note = ct_close_note(r, c->how);
 	ct_take_turn(r);
 	const char *name = ct_name(r, c->func);
 	uint64_t ticks = c->exit_clock - c->enter_clock;

@@ -347,6 +347,22 @@ static int ct_attach_loop(struct ct_tracer *tr)
 	return 0;
 }
 
+/* A thread's traced calls under way: a breakpoint at each return address, as if seen entered. */
+static void ct_follow_open_calls(struct ct_tracer *tr, struct ct_pt_thread *t,
+				 const struct ct_pt_frame *f, size_t n, void *arg)
+{
+	struct ct_pt_thread *by = arg;
+	for (size_t i = 0; i < n; i++) {
+		struct ct_pt_bp *entry = ct_pt_bp_find(t->proc->space, f[i].fn);
+		uint64_t ret;
+		if (!entry || !(entry->flags & CT_BP_ENTRY) ||
+		    ct_pt_read(t->proc->space, f[i].slot, &ret, sizeof(ret)) < 0 || ret != f[i].ret ||
+		    !ct_pt_bp_set(tr, by, f[i].ret, CT_BP_RETURN))
+			continue;
+		ct_pt_push_frame(t, f[i].fn, f[i].slot, f[i].ret);
+	}
+}
+
 /* Through breakpoints: the process described, its functions armed. */
 static void ct_arm_breakpoints(struct ct_tracer *tr, struct ct_pt_proc *p, struct ct_pt_thread *by)
 {
@@ -357,6 +373,7 @@ static void ct_arm_breakpoints(struct ct_tracer *tr, struct ct_pt_proc *p, struc
 		ct_pt_describe_process(tr, t);
 		p->space->no_inject = !by; /* then breakpoints are stepped over */
 		ct_pt_arm_image(tr, by ? by : t, CT_ARM_PROGRAM | CT_ARM_LIBRARIES);
+		ct_pt_open_calls(tr, p, ct_follow_open_calls, by ? by : t);
 	}
 }
 

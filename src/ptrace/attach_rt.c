@@ -140,6 +140,7 @@ static int ct_rt_dlopen(struct ct_tracer *tr, struct ct_pt_thread *t, const char
 
 static int ct_rt_start(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_attach_opts *o,
 		       char *err, size_t errlen);
+static long ct_rt_adopt(struct ct_tracer *tr, struct ct_pt_thread *by, uint64_t adopt);
 
 int ct_pt_rt_load(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_attach_opts *o,
 		  char *err, size_t errlen)
@@ -171,9 +172,10 @@ static int ct_rt_start(struct ct_tracer *tr, struct ct_pt_thread *t, const struc
 	if (ct_rt_dlopen(tr, t, lib, err, errlen) < 0)
 		return -1;
 
-	struct ct_pt_symbol start, stop;
+	struct ct_pt_symbol start, stop, adopt;
 	if (ct_pt_find_function(tr, t, "libcalltrace.so", CT_ATTACH_START, &start) < 0 ||
-	    ct_pt_find_function(tr, t, "libcalltrace.so", CT_ATTACH_STOP, &stop) < 0) {
+	    ct_pt_find_function(tr, t, "libcalltrace.so", CT_ATTACH_STOP, &stop) < 0 ||
+	    ct_pt_find_function(tr, t, "libcalltrace.so", CT_ATTACH_ADOPT, &adopt) < 0) {
 		snprintf(err, errlen, "%s was loaded, but its entry points are not there", lib);
 		return -1;
 	}
@@ -191,7 +193,53 @@ static int ct_rt_start(struct ct_tracer *tr, struct ct_pt_thread *t, const struc
 	p->rt_stop = stop.addr;
 	p->rt_lo = start.lo;
 	p->rt_hi = start.hi;
+	ct_rt_adopt(tr, t, adopt.addr); /* else those calls' returns are not shown: no harm */
 	return 0;
+}
+
+/* ---- calls under way at the attach ------------------------------------------------------- */
+
+struct ct_adopt {
+	uint64_t *buf;
+	size_t room, w;
+	long nthreads;
+};
+
+/* One thread's calls under way as calltrace_attach_adopt reads them. */
+static void ct_rt_add_thread(struct ct_tracer *tr, struct ct_pt_thread *t,
+			     const struct ct_pt_frame *f, size_t n, void *arg)
+{
+	struct ct_adopt *a = arg;
+	ct_regs r;
+	(void)tr;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0 || a->w + 2 + 3 * n > a->room)
+		return;
+	a->buf[a->w++] = r.fs_base;
+	a->buf[a->w++] = n;
+	for (size_t i = 0; i < n; i++) {
+		a->buf[a->w++] = f[i].fn;
+		a->buf[a->w++] = f[i].slot;
+		a->buf[a->w++] = f[i].ret;
+	}
+	a->nthreads++;
+}
+
+/* Calls under way in p's threads get their returns seen; the number hooked. */
+static long ct_rt_adopt(struct ct_tracer *tr, struct ct_pt_thread *by, uint64_t adopt)
+{
+	struct ct_pt_proc *p = by->proc;
+	struct ct_adopt a = { .room = (p->rt_len - CT_RT_CONF_AT) / 8 };
+	a.buf = ct_malloc(a.room * 8);
+	long hooked = -1;
+	int ok;
+	uint64_t args[2] = { p->rt_buf + CT_RT_CONF_AT, 0 };
+	if (ct_pt_open_calls(tr, p, ct_rt_add_thread, &a) == 0 && a.nthreads &&
+	    ct_pt_write(p->space, args[0], a.buf, a.w * 8) == 0) {
+		args[1] = (uint64_t)a.nthreads;
+		hooked = ct_pt_inject_call(tr, by, adopt, args, 2, &ok);
+	}
+	free(a.buf);
+	return hooked;
 }
 
 /* ---- watching: threads and processes come and go ------------------------------------------- */

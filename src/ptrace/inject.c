@@ -19,18 +19,18 @@
 
 #define CT_SLOW_CALL_MS 1000 /* then tr->on_slow_call: a lock a stopped thread holds? */
 
-/* waitpid for tid, telling tr once if it takes long. */
+/* waitpid for tid, telling tr once if it takes long (polled: calls of ours are short). */
 static pid_t ct_wait_call(struct ct_tracer *tr, struct ct_pt_thread *t, int *st, int *told)
 {
-	for (unsigned ms = 0;; ms++) {
+	for (unsigned us = 0;; us += 50) {
 		pid_t r = waitpid(t->tid, st, __WALL | WNOHANG);
 		if (r != 0 && !(r < 0 && errno == EINTR))
 			return r;
-		if (ms == CT_SLOW_CALL_MS && tr->on_slow_call && !*told) {
+		if (us >= CT_SLOW_CALL_MS * 1000 && tr->on_slow_call && !*told) {
 			*told = 1;
 			tr->on_slow_call(tr, t);
 		}
-		struct timespec ts = { 0, 1000 * 1000 };
+		struct timespec ts = { 0, 50 * 1000 };
 		nanosleep(&ts, NULL);
 	}
 }

@@ -23,7 +23,7 @@ void ct_pt_resume(struct ct_pt_thread *t, int sig)
 	t->step = 0;
 }
 
-static void ct_push_frame(struct ct_pt_thread *t, uint64_t fn, uint64_t slot, uint64_t ret)
+void ct_pt_push_frame(struct ct_pt_thread *t, uint64_t fn, uint64_t slot, uint64_t ret)
 {
 	if (t->nframes == t->capframes) {
 		t->capframes = t->capframes ? 2 * t->capframes : 64;
@@ -52,7 +52,7 @@ static void ct_on_entry(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t f
 	struct ct_pt_bp *rb = ct_pt_bp_set(tr, t, ret, CT_BP_RETURN);
 	if (!rb)
 		return; /* its return could not be seen: leave the call out */
-	ct_push_frame(t, fn, sp, ret);
+	ct_pt_push_frame(t, fn, sp, ret);
 	ct_pt_emit_call(tr, t, CT_EV_ENTER, fn, sp, ct_pt_clock(tr));
 }
 

@@ -184,7 +184,14 @@ uint32_t ct_pt_exe(pid_t pid, char *buf, uint32_t size);
 /* A field of /proc/TID/status ("TracerPid", "Tgid", "SigCgt" ...); 0, or -1 if absent. */
 int ct_pt_status(pid_t tid, const char *field, unsigned long long *out);
 
+/* unwind.c: the calls under way in each thread of p (stopped), outermost first */
+typedef void (*ct_open_calls_fn)(struct ct_tracer *tr, struct ct_pt_thread *t,
+				 const struct ct_pt_frame *frames, size_t n, void *arg);
+int ct_pt_open_calls(struct ct_tracer *tr, struct ct_pt_proc *p, ct_open_calls_fn fn, void *arg);
+
 /* stops.c: one stop of a thread */
+/* A call the tracer follows from now on (entered, or under way at the attach). */
+void ct_pt_push_frame(struct ct_pt_thread *t, uint64_t fn, uint64_t slot, uint64_t ret);
 /* Handle the stop waitpid reported; the signal to resume the thread with, -1: leave it stopped. */
 int ct_pt_on_stop(struct ct_tracer *tr, struct ct_pt_thread *t, int status);
 void ct_pt_resume(struct ct_pt_thread *t, int sig);

@@ -99,6 +99,8 @@ static void ct_write_meta(struct ct_writer *w, const struct ct_record_opts *o, u
 	ct_meta_add(&b, "method", "auto"); /* told at the end, once known */
 	if (o->serve_pid)
 		ct_meta_add(&b, "started", "standalone");
+	else if (o->attach_pid)
+		ct_meta_add(&b, "started", "attach");
 	ct_meta_add(&b, "clock", clock == CT_CLOCK_TSC ? "tsc" : "monotonic");
 	snprintf(tmp, sizeof(tmp), "%.0f", ct_estimate_hz(clock));
 	ct_meta_add(&b, "clock_hz", tmp);

@@ -285,6 +285,55 @@ CT_EXPORT long calltrace_attach_start(const char *conf, long len)
 	return (long)atomic_load(&ct_ctl->patched);
 }
 
+/* Did we patch the function at fn (at its first byte, or past an endbr64)? */
+static int ct_patched_function(uintptr_t fn)
+{
+	for (size_t i = 0; i < ct_nundo; i++)
+		if (ct_undo[i].prot == CT_UNDO_CODE && ct_undo[i].addr - fn <= 4)
+			return 1;
+	return 0;
+}
+
+/* A call under way in t at the attach: its return address goes through our trampoline. */
+static int ct_adopt_frame(struct ct_thread *t, const uint64_t *f)
+{
+	uintptr_t fn = f[0], *slot = (uintptr_t *)f[1], ret = f[2];
+	if (!ct_patched_function(fn) || *slot != ret)
+		return 0;
+	if (!t->shadow) {
+		void *m = mmap(NULL, CT_SHADOW_CAP * sizeof(struct ct_shadow_frame),
+			       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return 0;
+		t->shadow = m;
+		t->scap = CT_SHADOW_CAP;
+		t->sdepth = 0;
+	}
+	if (t->sdepth >= t->scap)
+		return 0;
+	t->shadow[t->sdepth++] = (struct ct_shadow_frame){ .fn = fn, .sp = (uintptr_t)slot,
+							   .ret = ret };
+	*slot = (uintptr_t)ct_return_trampoline;
+	return 1;
+}
+
+CT_EXPORT long calltrace_attach_adopt(const uint64_t *threads, long nthreads)
+{
+	if (atomic_load(&ct_state) != CT_RT_READY)
+		return -EINVAL;
+	ptrdiff_t off = (char *)&ct_self - (char *)__builtin_thread_pointer();
+	long hooked = 0;
+	for (long i = 0; i < nthreads; i++) {
+		struct ct_thread *t = (struct ct_thread *)(uintptr_t)(threads[0] + off);
+		uint64_t n = threads[1];
+		/* an exception on its way (the unwinder has the real addresses): leave them */
+		for (uint64_t k = 0; k < n && !t->shadow_gone && !t->unhooked; k++)
+			hooked += ct_adopt_frame(t, threads + 2 + 3 * k);
+		threads += 2 + 3 * n;
+	}
+	return hooked;
+}
+
 /*
  * Stop: every change undone, the hooks inert, the pool unmapped. The
  * tracer has every thread stopped outside our code and gives their thread

@@ -123,8 +123,8 @@ mappings() {
 
 # attach_runs METHOD: attach and detach 20 times to a program that checks its own results
 attach_runs() {
-	local m=$1 wpid maps_before maps_after ok_runs=0 i st threads
-	./worker 12000 >"worker-$m.out" 2>&1 &
+	local m=$1 wpid maps_before maps_after maps_first maps_rt ok_runs=0 i st threads
+	./worker 60000 >"worker-$m.out" 2>&1 & # ended by SIGUSR1 once the runs are done
 	wpid=$!
 	sleep 0.3
 	maps_before=$(wc -l <"/proc/$wpid/maps")
@@ -145,13 +145,14 @@ attach_runs() {
 		fail "attach-$m/nothing-left" "the process still shows our traces" "left-$m.out"
 	fi
 	maps_after=$(wc -l <"/proc/$wpid/maps")
+	maps_rt=$(mappings "$wpid")
+	kill -USR1 "$wpid"
 	if [ "$m" = ptrace ]; then
 		[ "$maps_before" = "$maps_after" ] && pass "attach-$m/scratch-unmapped" ||
 			fail "attach-$m/scratch-unmapped" "$maps_before mappings before, $maps_after after"
 	else # the first attach leaves the runtime and a stand-in for the pool; no more after
-		maps_after=$(mappings "$wpid")
-		[ "$maps_after" -le $((maps_first + 1)) ] && pass "attach-$m/memory-settles" ||
-			fail "attach-$m/memory-settles" "$maps_first mappings after one attach, $maps_after after 20"
+		[ "$maps_rt" -le $((maps_first + 1)) ] && pass "attach-$m/memory-settles" ||
+			fail "attach-$m/memory-settles" "$maps_first mappings after one attach, $maps_rt after 20"
 	fi
 	"$CT" report -i "attach-${m}1.data" --json >"attach-$m.json" 2>/dev/null
 	if "$PY" -c '
@@ -196,6 +197,26 @@ attach_fork() {
 for m in ptrace runtime; do
 	attach_runs $m
 	attach_fork $m
+done
+
+# ---- calls under way at the attach: their returns are shown ------------------------------
+gcc -O2 -g -o before_attach "$here/before_attach.c" || fail before_attach/build "gcc failed"
+for m in ptrace runtime; do
+	./before_attach 1 >"before-$m.out" 2>&1 &
+	bpid=$!
+	sleep 0.3
+	"$CT" attach --method="$m" -p "$bpid" -o "before-$m.data" 2>"before-$m.err" ||
+		fail "attach-$m/before-attach" "attach failed" "before-$m.err"
+	wait "$bpid" && grep -q '^r=3$' "before-$m.out" || fail "attach-$m/before-attach-result" "wrong result"
+	"$CT" replay -i "before-$m.data" >"before-$m.tree" 2>&1
+	if grep -q 'leafwork();' "before-$m.tree" &&
+		grep -q '} /\* waiter: entered before attach \*/' "before-$m.tree" &&
+		grep -q '} /\* outer: entered before attach \*/' "before-$m.tree" &&
+		grep -q '} /\* main: entered before attach \*/' "before-$m.tree"; then
+		pass "attach-$m/entered-before-attach"
+	else
+		fail "attach-$m/entered-before-attach" "returns of calls under way not shown" "before-$m.tree"
+	fi
 done
 
 # ---- the runtime attached to C++ that throws and longjmps through patched frames --------

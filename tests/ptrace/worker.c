@@ -2,10 +2,11 @@
  * and detaches again and again: two worker threads and the main thread call
  * step() and work(), compare with the closed form, and count mistakes. With
  * "fork", the main thread also makes a child now and then that does the same.
- * Exits 1 if any result was wrong, 0 otherwise; prints "bad=N".
+ * Exits 1 if any result was wrong, 0 otherwise; prints "bad=N". SIGUSR1 ends it early.
  */
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,13 @@ __attribute__((noipa)) long step(long i)
 }
 
 static volatile int stop;
+static volatile sig_atomic_t quit;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	quit = 1;
+}
 static long thread_bad[2];
 
 __attribute__((noipa)) static long check_round(void)
@@ -53,7 +61,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nthreads; i++)
 		pthread_create(&t[i], NULL, worker, &thread_bad[i]);
 	long bad = 0;
-	for (int k = 0; k < ms / 10; k++) {
+	signal(SIGUSR1, on_usr1);
+	for (int k = 0; k < ms / 10 && !quit; k++) {
 		bad += check_round();
 		if (forks && k % 2 == 0) {
 			pid_t pid = fork();

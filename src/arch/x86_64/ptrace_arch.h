@@ -9,6 +9,7 @@
 #define CT_ARCH_BREAK	 0xcc /* int3 */
 #define CT_ARCH_BREAK_LEN 1   /* the pc after it is its address + 1 */
 #define CT_ARCH_STUB_LEN 3
+#define CT_ARCH_DWARF_SP 7 /* rsp's DWARF register number */
 
 typedef struct user_regs_struct ct_regs;
 
