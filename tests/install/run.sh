@@ -56,6 +56,7 @@ expected() {
 		echo share/man/man1/calltrace-c++.1
 	fi
 	echo lib/libcalltrace.so
+	echo lib/libcalltrace-attach.so
 	echo lib/libcalltrace-api.so
 	echo lib/libcalltrace-dwarf.so
 	echo include/calltrace.h
