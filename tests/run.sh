@@ -36,6 +36,7 @@ COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O0-fentry gcc-O2-fentry cla
 FILTER=${1:-}
 LIB=$ROOT/tests/lib
 T_READ=${T_READ:-60}
+T_SUITE=${T_SUITE:-600} # seconds a sub-suite may take before it is stopped as hung
 # The interpreter itself, not a wrapper script (pyenv's shims cost 0.3 s a run).
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 PY=${PY:-python3}
@@ -300,9 +301,14 @@ subsuite() { # NAME SCRIPT
 	local name=$1 script=$2 so=$OUT/$1.out st n m
 	[ -n "$CT" ] || return 0
 	[ -z "$FILTER" ] || [[ $name =~ $FILTER ]] || return 0
+	# A sub-suite that hangs must not hang the whole run: it is stopped after
+	# T_SUITE seconds, and what it printed so far still counts.
 	(cd "$ROOT" && OUT=$OUT CT=$CT PY=$PY BUILD=$BUILD CALLTRACE=$CT TEST_OUT=$OUT \
-		bash "$script") >"$so" 2>&1
+		timeout -k 10 "$T_SUITE" bash "$script") >"$so" 2>&1 </dev/null
 	st=$?
+	if [ $st = 124 ] || [ $st = 137 ]; then
+		echo "FAIL $name/finished: stopped after ${T_SUITE} s (a hang)" >>"$so"
+	fi
 	n=$(grep -c '^ok ' "$so")
 	m=$(grep -c '^FAIL ' "$so")
 	grep -v '^[0-9]* passed, [0-9]* failed$' "$so"

@@ -22,6 +22,24 @@ rm -rf "$out"
 mkdir -p "$out"
 cd "$out" || exit 1
 pass() { echo "ok ptrace/$1"; }
+# ct ARGS: calltrace, stopped if it hangs (the whole suite must end)
+ct() { timeout -k 5 "${T_CMD:-120}" "$CT" "$@"; }
+# reap PID [SECONDS]: wait for a program started in the background; one that is
+# still there after SECONDS (stopped by a tracer that left, say) is killed
+reap() {
+	local pid=$1 n=$((${2:-120} * 10)) state
+	while [ $n -gt 0 ]; do
+		state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null) || break
+		[ "${state%% *}" = Z ] && break
+		sleep 0.1
+		n=$((n - 1))
+	done
+	if [ $n = 0 ]; then
+		echo "ptrace/run.sh: pid $pid still running after ${2:-120} s, killed" >&2
+		kill -9 "$pid" 2>/dev/null
+	fi
+	wait "$pid"
+}
 fail() {
 	echo "FAIL ptrace/$1: $2"
 	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
@@ -49,13 +67,13 @@ for kind in static pie; do
 		continue
 	fi
 	"./counted-$kind" >"$kind.native"
-	if ! "$CT" record --method=ptrace -o "$kind.data" "./counted-$kind" >"$kind.out" 2>"$kind.err"; then
+	if ! ct record --method=ptrace -o "$kind.data" "./counted-$kind" >"$kind.out" 2>"$kind.err"; then
 		fail "$kind/record" "record --method=ptrace failed" "$kind.err"
 		continue
 	fi
 	cmp -s "$kind.native" "$kind.out" && pass "$kind/same-output" ||
 		fail "$kind/same-output" "output differs when traced" "$kind.out"
-	"$CT" report -i "$kind.data" --json >"$kind.json" 2>>"$kind.err"
+	ct report -i "$kind.data" --json >"$kind.json" 2>>"$kind.err"
 	if "$PY" - "$kind.native" "$kind.json" >"$kind.check" 2>&1 <<'PY'; then
 import json, sys
 truth = {l.split()[0]: int(l.split()[1]) for l in open(sys.argv[1]) if l.split()[0] in ('leaf', 'mid')}
@@ -70,7 +88,7 @@ PY
 	else
 		fail "$kind/counts" "counts differ" "$kind.check"
 	fi
-	"$CT" info -i "$kind.data" | grep -q '^method: *ptrace' && pass "$kind/info-method" ||
+	ct info -i "$kind.data" | grep -q '^method: *ptrace' && pass "$kind/info-method" ||
 		fail "$kind/info-method" "info does not say ptrace"
 done
 
@@ -129,7 +147,7 @@ attach_runs() {
 	sleep 0.3
 	maps_before=$(wc -l <"/proc/$wpid/maps")
 	for i in $(seq 1 20); do
-		if "$CT" attach --method="$m" -p "$wpid" --duration 100ms -o "attach-$m$i.data" \
+		if ct attach --method="$m" -p "$wpid" --duration 100ms -o "attach-$m$i.data" \
 			2>"attach-$m$i.err"; then
 			ok_runs=$((ok_runs + 1))
 		else
@@ -154,7 +172,7 @@ attach_runs() {
 		[ "$maps_rt" -le $((maps_first + 1)) ] && pass "attach-$m/memory-settles" ||
 			fail "attach-$m/memory-settles" "$maps_first mappings after one attach, $maps_rt after 20"
 	fi
-	"$CT" report -i "attach-${m}1.data" --json >"attach-$m.json" 2>/dev/null
+	ct report -i "attach-${m}1.data" --json >"attach-$m.json" 2>/dev/null
 	if "$PY" -c '
 import json, sys
 got = {e["name"]: e["calls"] for e in json.load(open(sys.argv[1]))}
@@ -164,14 +182,14 @@ sys.exit(0 if got.get("step", 0) > 0 and got.get("work", 0) > got.get("step", 0)
 	else
 		fail "attach-$m/calls-seen" "step/work not in the attached trace" "attach-$m.json"
 	fi
-	threads=$("$CT" info -i "attach-${m}1.data" 2>/dev/null | sed -n 's/^threads: *//p')
+	threads=$(ct info -i "attach-${m}1.data" 2>/dev/null | sed -n 's/^threads: *//p')
 	[ "${threads:-0}" -ge 3 ] && pass "attach-$m/all-threads" ||
 		fail "attach-$m/all-threads" "$threads threads traced, expected 3"
-	method=$("$CT" info -i "attach-${m}1.data" 2>/dev/null | sed -n 's/^method: *\([a-z]*\).*/\1/p')
+	method=$(ct info -i "attach-${m}1.data" 2>/dev/null | sed -n 's/^method: *\([a-z]*\).*/\1/p')
 	want=$([ "$m" = runtime ] && echo patch || echo ptrace)
 	[ "$method" = "$want" ] && pass "attach-$m/method" ||
 		fail "attach-$m/method" "info says method $method, expected $want"
-	wait "$wpid"
+	reap "$wpid"
 	st=$?
 	[ $st = 0 ] && grep -q '^bad=0$' "worker-$m.out" && pass "attach-$m/program-results-right" ||
 		fail "attach-$m/program-results-right" "status $st" "worker-$m.out"
@@ -183,12 +201,12 @@ attach_fork() {
 	./worker 2500 fork >"fork-$m.out" 2>&1 &
 	fpid=$!
 	sleep 0.3
-	"$CT" attach --method="$m" -p "$fpid" --duration 1500ms -o "fork-$m.data" 2>"fork-$m.err" ||
+	ct attach --method="$m" -p "$fpid" --duration 1500ms -o "fork-$m.data" 2>"fork-$m.err" ||
 		fail "attach-$m/fork" "attach failed" "fork-$m.err"
-	procs=$("$CT" info -i "fork-$m.data" 2>/dev/null | sed -n 's/^processes: *//p')
+	procs=$(ct info -i "fork-$m.data" 2>/dev/null | sed -n 's/^processes: *//p')
 	[ "${procs:-0}" -ge 2 ] && pass "attach-$m/fork-children-traced" ||
 		fail "attach-$m/fork-children-traced" "${procs:-0} processes in the trace" "fork-$m.err"
-	wait "$fpid"
+	reap "$fpid"
 	st=$?
 	[ $st = 0 ] && grep -q '^bad=0$' "fork-$m.out" && pass "attach-$m/fork-results-right" ||
 		fail "attach-$m/fork-results-right" "status $st" "fork-$m.out"
@@ -205,10 +223,10 @@ for m in ptrace runtime; do
 	./before_attach 1 >"before-$m.out" 2>&1 &
 	bpid=$!
 	sleep 0.3
-	"$CT" attach --method="$m" -p "$bpid" -o "before-$m.data" 2>"before-$m.err" ||
+	ct attach --method="$m" -p "$bpid" -o "before-$m.data" 2>"before-$m.err" ||
 		fail "attach-$m/before-attach" "attach failed" "before-$m.err"
-	wait "$bpid" && grep -q '^r=3$' "before-$m.out" || fail "attach-$m/before-attach-result" "wrong result"
-	"$CT" replay -i "before-$m.data" >"before-$m.tree" 2>&1
+	reap "$bpid" && grep -q '^r=3$' "before-$m.out" || fail "attach-$m/before-attach-result" "wrong result"
+	ct replay -i "before-$m.data" >"before-$m.tree" 2>&1
 	if grep -q 'leafwork();' "before-$m.tree" &&
 		grep -q '} /\* waiter: entered before attach \*/' "before-$m.tree" &&
 		grep -q '} /\* outer: entered before attach \*/' "before-$m.tree" &&
@@ -230,15 +248,15 @@ for cxx in "g++ -O2" "clang++ -O0"; do
 	sleep 0.3
 	ok=1
 	for i in 1 2 3; do
-		"$CT" attach -p "$tpid" --duration 300ms -o "throw-$tag$i.data" 2>"throw-$tag.err" || ok=0
+		ct attach -p "$tpid" --duration 300ms -o "throw-$tag$i.data" 2>"throw-$tag.err" || ok=0
 		sleep 0.2
 	done
 	[ $ok = 1 ] && pass "throw-$tag/attach" || fail "throw-$tag/attach" "attach failed" "throw-$tag.err"
-	wait "$tpid"
+	reap "$tpid"
 	st=$?
 	[ $st = 0 ] && grep -q '^bad=0 ' "thrower-$tag.out" && pass "throw-$tag/results-right" ||
 		fail "throw-$tag/results-right" "status $st" "thrower-$tag.out"
-	"$CT" replay -i "throw-${tag}1.data" >"throw-$tag.tree" 2>&1
+	ct replay -i "throw-${tag}1.data" >"throw-$tag.tree" 2>&1
 	grep -q 'leaf(); /\* unwound \*/' "throw-$tag.tree" && grep -q 'jumper(); /\* unwound \*/' "throw-$tag.tree" &&
 		pass "throw-$tag/unwound-frames-shown" ||
 		fail "throw-$tag/unwound-frames-shown" "no unwound leaf/jumper" "throw-$tag.tree"
@@ -255,7 +273,7 @@ if timeout -k 5 30 "$CT" attach -p "$lpid" --duration 300ms -o locker.data 2>loc
 else
 	fail attach/loader-lock-held-no-hang "attach failed or hung" locker.err
 fi
-wait "$lpid" && grep -q '^bad=0$' locker.out && pass attach/loader-lock-results-right ||
+reap "$lpid" && grep -q '^bad=0$' locker.out && pass attach/loader-lock-results-right ||
 	fail attach/loader-lock-results-right "wrong results" locker.out
 
 # ---- errors ---------------------------------------------------------------------------
@@ -281,25 +299,25 @@ stpid=$!
 sleep 0.2
 expect_error errors/runtime-into-static "$CT" attach --method=runtime -p "$stpid" -o static.data
 grep -q 'no dlopen' err.txt || fail errors/runtime-into-static-says-why "$(cat err.txt)"
-if "$CT" attach -p "$stpid" --duration 200ms -o static.data 2>static.err &&
+if ct attach -p "$stpid" --duration 200ms -o static.data 2>static.err &&
 	grep -q 'tracing through breakpoints' static.err &&
-	"$CT" info -i static.data 2>/dev/null | grep -q '^method: *ptrace'; then
+	ct info -i static.data 2>/dev/null | grep -q '^method: *ptrace'; then
 	pass attach/static-falls-back-to-breakpoints
 else
 	fail attach/static-falls-back-to-breakpoints "no fallback" static.err
 fi
-wait "$stpid" && grep -q '^bad=0$' static.out && pass attach/static-results-right ||
+reap "$stpid" && grep -q '^bad=0$' static.out && pass attach/static-results-right ||
 	fail attach/static-results-right "wrong results" static.out
 expect_error errors/ptrace-with-args "$CT" record --method=ptrace -a ./worker 10
 expect_error errors/missing-program "$CT" record --method=ptrace ./no-such-program
 sleep 30 &
 spid=$!
-"$CT" attach -p "$spid" --duration 3s -o first.data 2>first.err &
+ct attach -p "$spid" --duration 3s -o first.data 2>first.err &
 apid=$!
 sleep 0.5
 expect_error errors/already-traced "$CT" attach -p "$spid" -o second.data
 grep -q 'already traced' err.txt || fail errors/already-traced-says-why "$(cat err.txt)"
-wait "$apid"
+reap "$apid"
 if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	expect_error errors/not-permitted setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$CT" attach -p "$spid" -o /tmp/ct-not-permitted.data
