@@ -142,18 +142,47 @@ static int ct_rt_start(struct ct_tracer *tr, struct ct_pt_thread *t, const struc
 		       char *err, size_t errlen);
 static long ct_rt_adopt(struct ct_tracer *tr, struct ct_pt_thread *by, uint64_t adopt);
 
+/*
+ * The thread's errno: dlopen and the runtime's start make system calls that
+ * may fail and set it, and the thread may be stopped between a failed call
+ * of its own and its look at errno. Read before our calls, put back after.
+ */
+struct ct_rt_errno {
+	uint64_t at; /* 0: unknown, left alone */
+	int value;
+};
+
+static void ct_rt_errno_save(struct ct_tracer *tr, struct ct_pt_thread *t, struct ct_rt_errno *e)
+{
+	uint64_t fn = ct_rt_libc(tr, t, "__errno_location");
+	int ok = 0;
+	if (fn && !t->proc->space->stub) /* the first call of ours: it needs the stub */
+		ct_pt_scratch_alloc(tr, t, fn, 16);
+	e->at = fn ? (uint64_t)ct_pt_inject_call(tr, t, fn, NULL, 0, &ok) : 0;
+	if (!ok || !e->at || ct_pt_read(t->proc->space, e->at, &e->value, sizeof(e->value)) < 0)
+		e->at = 0;
+}
+
+static void ct_rt_errno_restore(struct ct_pt_thread *t, const struct ct_rt_errno *e)
+{
+	if (e->at)
+		ct_pt_write(t->proc->space, e->at, &e->value, sizeof(e->value));
+}
+
 int ct_pt_rt_load(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_attach_opts *o,
 		  char *err, size_t errlen)
 {
 	struct ct_pt_proc *p = t->proc;
-	if (ct_rt_start(tr, t, o, err, errlen) == 0)
-		return 0;
-	if (p->rt_buf) { /* the library may stay, inert; our memory goes */
+	struct ct_rt_errno e;
+	ct_rt_errno_save(tr, t, &e);
+	int r = ct_rt_start(tr, t, o, err, errlen);
+	if (r < 0 && p->rt_buf) { /* the library may stay, inert; our memory goes */
 		long args[2] = { (long)p->rt_buf, (long)p->rt_len };
 		ct_pt_inject_syscall(tr, t, SYS_munmap, args, 2);
 		p->rt_buf = 0;
 	}
-	return -1;
+	ct_rt_errno_restore(t, &e);
+	return r;
 }
 
 static int ct_rt_start(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_attach_opts *o,
@@ -364,11 +393,15 @@ static void ct_rt_stop_process(struct ct_tracer *tr, struct ct_pt_proc *p)
 	}
 	int ok;
 	uint64_t args[2] = { p->rt_buf, (uint64_t)n };
-	if (by && ct_pt_write(p->space, p->rt_buf, tps, (size_t)n * sizeof(*tps)) == 0)
-		ct_pt_inject_call(tr, by, p->rt_stop, args, 2, &ok);
 	long margs[2] = { (long)p->rt_buf, (long)p->rt_len };
-	if (by)
+	if (by) {
+		struct ct_rt_errno e;
+		ct_rt_errno_save(tr, by, &e);
+		if (ct_pt_write(p->space, p->rt_buf, tps, (size_t)n * sizeof(*tps)) == 0)
+			ct_pt_inject_call(tr, by, p->rt_stop, args, 2, &ok);
 		ct_pt_inject_syscall(tr, by, SYS_munmap, margs, 2);
+		ct_rt_errno_restore(by, &e);
+	}
 	p->rt = 0;
 }
 

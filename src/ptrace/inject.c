@@ -92,10 +92,12 @@ long ct_pt_inject_call(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t fn
 {
 	struct ct_pt_space *s = t->proc->space;
 	ct_regs saved, regs;
+	static struct ct_fpstate fp; /* 16 KiB: not on the stack; one call at a time */
 	uint64_t back = s->stub + CT_ARCH_STUB_LEN - CT_ARCH_BREAK_LEN; /* its int3 */
 
 	*ok = 0;
-	if (!s->stub || ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0)
+	if (!s->stub || ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0 ||
+	    ct_fpstate_get(t->tid, &fp) < 0)
 		return -ESRCH;
 	regs = saved;
 	uint64_t sp = ct_regs_call(&regs, fn, args, nargs);
@@ -107,6 +109,7 @@ long ct_pt_inject_call(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t fn
 		*ok = 1;
 	}
 	ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
+	ct_fpstate_set(t->tid, &fp);
 	if (tr->nreleased)
 		ct_pt_stop_released(tr);
 	return ret;

@@ -374,7 +374,12 @@ static void ct_say_nothing_recorded(struct ct_session *s)
 {
 	const char *prog = s->o->argv[0];
 	uint32_t skipped = atomic_load(&s->pool.ctl->patch_skipped);
-	if (skipped && !atomic_load(&s->pool.ctl->patched))
+	uint32_t patched = atomic_load(&s->pool.ctl->patched);
+	if (s->o->attach_pid && (patched || !skipped) && !getenv("CALLTRACE_PATTERNS"))
+		ct_error("process %d called none of its functions while calltrace was attached "
+			 "(only what runs between the attach and the detach is seen)",
+			 (int)s->o->attach_pid);
+	else if (skipped && !patched)
 		ct_error("%s recorded no function calls: none of its functions could be patched "
 			 "(%u left alone: calltrace info --skipped says why)", prog, skipped);
 	else if (getenv("CALLTRACE_PATTERNS"))

@@ -169,7 +169,8 @@ attach_runs() {
 		[ "$maps_before" = "$maps_after" ] && pass "attach-$m/scratch-unmapped" ||
 			fail "attach-$m/scratch-unmapped" "$maps_before mappings before, $maps_after after"
 	else # the first attach leaves the runtime and a stand-in for the pool; no more after
-		[ "$maps_rt" -le $((maps_first + 1)) ] && pass "attach-$m/memory-settles" ||
+		# (give or take the kernel merging or splitting neighbouring areas)
+		[ "$maps_rt" -le $((maps_first + 4)) ] && pass "attach-$m/memory-settles" ||
 			fail "attach-$m/memory-settles" "$maps_first mappings after one attach, $maps_rt after 20"
 	fi
 	ct report -i "attach-${m}1.data" --json >"attach-$m.json" 2>/dev/null
@@ -247,9 +248,9 @@ for cxx in "g++ -O2" "clang++ -O0"; do
 	tpid=$!
 	sleep 0.3
 	ok=1
-	for i in 1 2 3; do
-		ct attach -p "$tpid" --duration 300ms -o "throw-$tag$i.data" 2>"throw-$tag.err" || ok=0
-		sleep 0.2
+	for i in 1 2 3 4 5 6 7 8; do # a thread may be stopped anywhere in the unwinder
+		ct attach -p "$tpid" --duration 100ms -o "throw-$tag$i.data" 2>"throw-$tag.err" || ok=0
+		sleep 0.05
 	done
 	[ $ok = 1 ] && pass "throw-$tag/attach" || fail "throw-$tag/attach" "attach failed" "throw-$tag.err"
 	reap "$tpid"
@@ -260,6 +261,23 @@ for cxx in "g++ -O2" "clang++ -O0"; do
 	grep -q 'leaf(); /\* unwound \*/' "throw-$tag.tree" && grep -q 'jumper(); /\* unwound \*/' "throw-$tag.tree" &&
 		pass "throw-$tag/unwound-frames-shown" ||
 		fail "throw-$tag/unwound-frames-shown" "no unwound leaf/jumper" "throw-$tag.tree"
+done
+
+# ---- the registers and errno of the thread that runs our calls: as they were -----------
+# (a thread stopped with live values in its vector registers, or just after a failed call
+# and before it reads errno, must find them unchanged: dlopen and the runtime use both)
+gcc -O2 -g -o regs "$here/regs.c" || fail regs/build "gcc failed"
+for m in runtime ptrace; do
+	./regs 2500 >"regs-$m.out" 2>&1 &
+	rpid=$!
+	sleep 0.2
+	ok=1
+	for i in 1 2 3 4 5 6; do
+		ct attach --method="$m" -p "$rpid" --duration 50ms -o "regs-$m.data" 2>"regs-$m.err" || ok=0
+	done
+	[ $ok = 1 ] || fail "attach-$m/regs-attach" "attach failed" "regs-$m.err"
+	reap "$rpid" && grep -q '^bad=0 ' "regs-$m.out" && pass "attach-$m/registers-and-errno-kept" ||
+		fail "attach-$m/registers-and-errno-kept" "changed" "regs-$m.out"
 done
 
 # ---- attach while another thread holds the loader's lock: no hang ----------------------

@@ -3,7 +3,11 @@
 #ifndef CT_ARCH_X86_64_PTRACE_H
 #define CT_ARCH_X86_64_PTRACE_H
 
+#include <elf.h>
 #include <stdint.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 
 #define CT_ARCH_BREAK	 0xcc /* int3 */
@@ -88,6 +92,39 @@ static inline uint64_t ct_regs_call(ct_regs *r, uint64_t fn, const uint64_t *a, 
 static inline long ct_regs_retval(const ct_regs *r)
 {
 	return (long)r->rax;
+}
+
+/*
+ * The vector, x87 and control registers of a thread (its whole XSAVE area,
+ * AVX-512 included): a call of ours (dlopen, memcpy) uses them, and the
+ * thread may have been stopped with live values in them (the unwinder keeps
+ * its context in xmm registers, for one).
+ */
+#define CT_ARCH_XSTATE_MAX 16384
+struct ct_fpstate {
+	unsigned int kind; /* NT_X86_XSTATE, or NT_PRFPREG on a kernel without it */
+	size_t len;
+	uint8_t area[CT_ARCH_XSTATE_MAX] __attribute__((aligned(64)));
+};
+
+static inline int ct_fpstate_get(pid_t tid, struct ct_fpstate *f)
+{
+	static const unsigned int kinds[] = { NT_X86_XSTATE, NT_PRFPREG };
+	for (unsigned i = 0; i < 2; i++) {
+		struct iovec iov = { f->area, sizeof(f->area) };
+		if (ptrace(PTRACE_GETREGSET, tid, kinds[i], &iov) == 0) {
+			f->kind = kinds[i];
+			f->len = iov.iov_len;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static inline int ct_fpstate_set(pid_t tid, struct ct_fpstate *f)
+{
+	struct iovec iov = { f->area, f->len };
+	return ptrace(PTRACE_SETREGSET, tid, f->kind, &iov) == 0 ? 0 : -1;
 }
 
 #endif
