@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -413,6 +414,11 @@ static void __attribute__((noreturn)) ct_attach_main(void *arg, int report)
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGALRM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* the recorder killed: detach as on Ctrl-C, leaving the process as it was */
+	pid_t recorder = getppid();
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != recorder)
+		ct_stop_asked = 1;
 
 	ct_map_init(&tr.threads, 64);
 	tr.on_slow_call = ct_let_others_run;

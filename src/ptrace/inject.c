@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -35,7 +37,24 @@ static pid_t ct_wait_call(struct ct_tracer *tr, struct ct_pt_thread *t, int *st,
 	}
 }
 
-/* Run the thread until it stops at pc (our int3 after the call); -1 if it died. */
+/*
+ * A fault in our call (the kernel's SIGSEGV, SIGBUS, SIGILL or SIGFPE, not
+ * one sent): continuing would fault again, forever. The call is given up,
+ * the thread goes back to where it was, and the signal is dropped.
+ */
+static int ct_call_crashed(struct ct_pt_thread *t, int sig)
+{
+	siginfo_t si;
+	if ((sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE) ||
+	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 || si.si_code <= 0)
+		return 0;
+	fprintf(stderr, "calltrace: attach: a call of ours failed in thread %d (%s, address %p); "
+			"the thread goes on from where it was\n",
+		(int)t->tid, strsignal(sig), si.si_addr);
+	return 1;
+}
+
+/* Run the thread until it stops at pc (our int3 after the call); -1 if it died, -2 if it crashed. */
 static int ct_run_to(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t pc, ct_regs *out)
 {
 	int told = 0;
@@ -52,6 +71,8 @@ static int ct_run_to(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t pc, 
 				return -1;
 			if (ct_regs_pc(out) == pc)
 				return 0;
+		} else if ((st >> 16) == 0 && ct_call_crashed(t, sig)) {
+			return -2;
 		} else if ((st >> 16) == 0 && sig != SIGSTOP) {
 			t->pending_sig = sig; /* the program's: delivered once we are done */
 		}
@@ -103,10 +124,10 @@ long ct_pt_inject_call(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t fn
 	uint64_t sp = ct_regs_call(&regs, fn, args, nargs);
 	long ret = -ESRCH;
 	if (ct_pt_write(s, sp, &back, sizeof(back)) == 0 &&
-	    ptrace(PTRACE_SETREGS, t->tid, 0, &regs) == 0 &&
-	    ct_run_to(tr, t, back + CT_ARCH_BREAK_LEN, &regs) == 0) {
-		ret = ct_regs_retval(&regs);
-		*ok = 1;
+	    ptrace(PTRACE_SETREGS, t->tid, 0, &regs) == 0) {
+		int r = ct_run_to(tr, t, back + CT_ARCH_BREAK_LEN, &regs);
+		ret = r == 0 ? ct_regs_retval(&regs) : r == -2 ? -EFAULT : -ESRCH;
+		*ok = r == 0;
 	}
 	ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
 	ct_fpstate_set(t->tid, &fp);

@@ -165,17 +165,23 @@ static const char *const ct_wrapped[] = {
 	"_Unwind_ForcedUnwind", "dlopen", "dlclose",
 };
 
+/*
+ * Our wrappers' addresses are looked up before the modules are walked: the
+ * walk (dl_iterate_phdr) holds the loader's write lock, and dlsym takes its
+ * load lock, which a thread in dlopen holds while it waits for the write
+ * lock: the other order would deadlock with it.
+ */
 struct ct_redirect {
-	void *self; /* our handle: dlsym on it finds our wrappers, not the real ones */
 	uintptr_t self_base;
+	void *ours[CT_ARRAY_LEN(ct_wrapped)];
 };
 
-static int ct_is_wrapped(const char *name)
+static void *ct_wrapper_of(const struct ct_redirect *r, const char *name)
 {
 	for (size_t i = 0; i < CT_ARRAY_LEN(ct_wrapped); i++)
 		if (!strcmp(name, ct_wrapped[i]))
-			return 1;
-	return 0;
+			return r->ours[i];
+	return NULL;
 }
 
 /* Is addr in the module's PT_GNU_RELRO (read-only once relocated)? */
@@ -217,7 +223,7 @@ static int ct_redirect_module(struct dl_phdr_info *info, size_t size, void *data
 		return 0;
 	ct_imports_read(&m, info->dlpi_addr, &im);
 	for (size_t i = 0; i < im.n; i++) {
-		void *ours = ct_is_wrapped(im.v[i].name) ? dlsym(r->self, im.v[i].name) : NULL;
+		void *ours = ct_wrapper_of(r, im.v[i].name);
 		if (ours)
 			ct_write_slot(info, im.v[i].slot, (uintptr_t)ours);
 	}
@@ -232,10 +238,15 @@ static void ct_redirect_imports(void)
 	struct ct_redirect r = { 0 };
 	if (!dladdr((void *)ct_redirect_imports, &info) || !info.dli_fname)
 		return;
-	r.self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	/* our handle (dlsym on it finds our wrappers, not the real ones); the count it
+	 * takes is kept: we are never unloaded */
+	void *self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	if (!self)
+		return;
 	r.self_base = (uintptr_t)info.dli_fbase;
-	if (r.self)
-		dl_iterate_phdr(ct_redirect_module, &r);
+	for (size_t i = 0; i < CT_ARRAY_LEN(ct_wrapped); i++)
+		r.ours[i] = dlsym(self, ct_wrapped[i]);
+	dl_iterate_phdr(ct_redirect_module, &r);
 }
 
 /* ---- start and stop ------------------------------------------------------------------------ */

@@ -244,7 +244,7 @@ done
 for cxx in "g++ -O2" "clang++ -O0"; do
 	tag=${cxx%% *}${cxx##* }
 	$cxx -g -o "thrower-$tag" "$here/thrower.cpp" || { fail "throw-$tag/build" "$cxx failed"; continue; }
-	"./thrower-$tag" 3000 >"thrower-$tag.out" 2>&1 &
+	"./thrower-$tag" 60000 >"thrower-$tag.out" 2>&1 & # ended by SIGUSR1 after the attaches
 	tpid=$!
 	sleep 0.3
 	ok=1
@@ -253,6 +253,7 @@ for cxx in "g++ -O2" "clang++ -O0"; do
 		sleep 0.05
 	done
 	[ $ok = 1 ] && pass "throw-$tag/attach" || fail "throw-$tag/attach" "attach failed" "throw-$tag.err"
+	kill -USR1 "$tpid"
 	reap "$tpid"
 	st=$?
 	[ $st = 0 ] && grep -q '^bad=0 ' "thrower-$tag.out" && pass "throw-$tag/results-right" ||
@@ -268,7 +269,7 @@ done
 # and before it reads errno, must find them unchanged: dlopen and the runtime use both)
 gcc -O2 -g -o regs "$here/regs.c" || fail regs/build "gcc failed"
 for m in runtime ptrace; do
-	./regs 2500 >"regs-$m.out" 2>&1 &
+	./regs 60000 >"regs-$m.out" 2>&1 & # ended by SIGUSR1 after the attaches
 	rpid=$!
 	sleep 0.2
 	ok=1
@@ -276,6 +277,7 @@ for m in runtime ptrace; do
 		ct attach --method="$m" -p "$rpid" --duration 50ms -o "regs-$m.data" 2>"regs-$m.err" || ok=0
 	done
 	[ $ok = 1 ] || fail "attach-$m/regs-attach" "attach failed" "regs-$m.err"
+	kill -USR1 "$rpid"
 	reap "$rpid" && grep -q '^bad=0 ' "regs-$m.out" && pass "attach-$m/registers-and-errno-kept" ||
 		fail "attach-$m/registers-and-errno-kept" "changed" "regs-$m.out"
 done
