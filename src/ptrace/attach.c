@@ -87,14 +87,20 @@ static int ct_seize_all(struct ct_tracer *tr, struct ct_pt_proc *p)
 	return 0;
 }
 
-/* Every traced thread stopped; those on a breakpoint put back before it. */
-static void ct_stop_all(struct ct_tracer *tr)
+/* Every thread not held yet is asked to stop (again: no harm). */
+static void ct_interrupt_all(struct ct_tracer *tr)
 {
 	for (size_t i = 0; i < tr->threads.cap; i++) {
 		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
-		if (tr->threads.keys[i] && t)
+		if (tr->threads.keys[i] && t && !t->held)
 			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
 	}
+}
+
+/* Every traced thread stopped; those on a breakpoint put back before it. */
+static void ct_stop_all(struct ct_tracer *tr)
+{
+	ct_interrupt_all(tr);
 	for (;;) {
 		size_t running = 0;
 		for (size_t i = 0; i < tr->threads.cap; i++) {
@@ -111,8 +117,11 @@ static void ct_stop_all(struct ct_tracer *tr)
 			return;
 		}
 		struct ct_pt_thread *t = ct_pt_thread_get(tr, pid);
-		if (!t)
+		if (!t) { /* a new one whose first stop came before its creator's event */
+			if (WIFSTOPPED(st))
+				ct_pt_early_stop(tr, pid, st);
 			continue;
+		}
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
 			ct_pt_thread_gone(tr, t);
 			continue;
@@ -120,8 +129,9 @@ static void ct_stop_all(struct ct_tracer *tr)
 		int sig = WSTOPSIG(st), event = st >> 16;
 		if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK ||
 		    event == PTRACE_EVENT_VFORK) {
-			ct_pt_on_event(tr, t, event); /* the new one gets stopped too */
+			ct_pt_on_event(tr, t, event);
 			ptrace(PTRACE_CONT, t->tid, 0, 0);
+			ct_interrupt_all(tr); /* the new one too (let go if its stop came early) */
 			continue;
 		}
 		t->held = 1;

@@ -22,8 +22,29 @@ rm -rf "$out"
 mkdir -p "$out"
 cd "$out" || exit 1
 pass() { echo "ok ptrace/$1"; }
-# ct ARGS: calltrace, stopped if it hangs (the whole suite must end)
-ct() { timeout -k 5 "${T_CMD:-120}" "$CT" "$@"; }
+# ct ARGS: calltrace, stopped if it hangs (the whole suite must end); where each of its
+# processes was stuck goes to stderr first (gdb), for the failure's report
+ct() {
+	local pid n=$((${T_CMD:-120} * 10)) st
+	"$CT" "$@" &
+	pid=$!
+	while [ $n -gt 0 ] && kill -0 "$pid" 2>/dev/null &&
+		[ "$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)" != Z ]; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	if [ $n = 0 ]; then
+		echo "calltrace $* hung; its stacks:" >&2
+		for p in $pid $(pgrep -P "$pid"); do
+			command -v gdb >/dev/null &&
+				timeout 30 gdb -q -batch -p "$p" -ex 'thread apply all bt' 2>&1 | grep '^#' >&2
+		done
+		kill -TERM $pid $(pgrep -P "$pid") 2>/dev/null
+		sleep 2
+		kill -KILL $pid $(pgrep -P "$pid") 2>/dev/null
+	fi
+	wait "$pid"
+}
 # reap PID [SECONDS]: wait for a program started in the background; one that is
 # still there after SECONDS (stopped by a tracer that left, say) is killed
 reap() {
