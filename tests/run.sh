@@ -32,7 +32,7 @@ esac
 OUT=${TEST_OUT:-$B/tests}
 CT=${CALLTRACE:-$B/calltrace}
 JOBS=${JOBS:-2}
-COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O0-fentry gcc-O2-fentry clang-O0-fentry clang-O2-fentry gcc-O2-patchable clang-O0-patchable gcc-O2-mcount clang-O0-mcount gcc-O2-patch clang-O0-patch gcc-O2-patchlc}
+COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O2-fentry clang-O0-fentry gcc-O2-patchable clang-O0-patchable gcc-O2-mcount clang-O0-mcount gcc-O2-patch clang-O0-patch gcc-O2-patchlc}
 FILTER=${1:-}
 LIB=$ROOT/tests/lib
 T_READ=${T_READ:-60}

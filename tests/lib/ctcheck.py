@@ -145,6 +145,12 @@ def parse_replay(path):
             cur[3] += 1
             parent = stack[-1].children if stack else roots
 
+            if text.endswith('();') and '/*' not in text and text[0] not in '}[':
+                # most lines: a leaf call (what LEAF matches), without the regexes
+                if depth != len(stack):
+                    raise Bad('call at depth %d with %d calls open: %s' % (depth, len(stack), where()))
+                parent.append(Node(text[:-3]))
+                continue
             m = CLOSE_MARK.match(text)
             if m and m.group(2) == 'entered before tracing':
                 parent.append(Node(m.group(1), 'before tracing', orphan=True))
