@@ -15,6 +15,16 @@ VERSION	:= 0.1.0
 WARN	:= -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-sign-compare
 CFLAGS	?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -DCT_VERSION=\"$(VERSION)\"
+
+# make SANITIZE=address,undefined: the tool (build/calltrace: readers, recorder,
+# renderers) built with the sanitizers, into its own build directory. The runtime,
+# the DWARF plugin and the wrappers stay plain: they live inside traced programs,
+# where ASan's run-time cannot be loaded after the program's own libraries.
+SANITIZE ?=
+ifneq ($(SANITIZE),)
+BUILD	:= build-san
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -67,7 +77,7 @@ ifneq ($(WRAP_SRCS),)
 wrappers: $(BUILD)/calltrace-cc $(BUILD)/calltrace-c++
 
 $(BUILD)/calltrace-cc: $(WRAP_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^
+	$(CC) $(LDFLAGS) $(SAN_FLAGS) -o $@ $^
 
 $(BUILD)/calltrace-c++: $(BUILD)/calltrace-cc
 	ln -sf calltrace-cc $@
@@ -76,7 +86,7 @@ wrappers:
 endif
 
 $(BUILD)/calltrace: $(TOOL_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lZydis -lstdc++ -lm -ldl
+	$(CC) $(LDFLAGS) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) -lZydis -lstdc++ -lm -ldl
 
 $(BUILD)/libcalltrace.so: $(RT_OBJS)
 	$(CC) -shared $(LDFLAGS) -Wl,-z,now -Wl,-soname,libcalltrace.so -o $@ $^ -lZydis -ldl
@@ -87,7 +97,7 @@ $(BUILD)/libcalltrace-attach.so: $(BUILD)/libcalltrace.so
 
 $(BUILD)/obj/%.o: src/%.c | deps-check
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/rt/%.o: src/%.c | deps-check
 	@mkdir -p $(dir $@)
@@ -114,7 +124,7 @@ demo: deps
 
 check: deps-test
 	@$(MAKE) --no-print-directory all
-	@tests/run.sh
+	@BUILD=$(BUILD) CT_SAN_FLAGS='$(SAN_FLAGS)' tests/run.sh
 
 bench: all
 	@bench/run.sh
