@@ -107,6 +107,8 @@ int ct_argspec_add(const char *cmd, char kind, const char *spec);
 int ct_trace_ptrace(void);
 /* Does the program fit the method? -1 after an error. */
 int ct_trace_check(const char *cmd, const char *prog);
+/* privilege.c: a setuid/setgid/file-capability PATH this user cannot trace: said, -1 */
+int ct_privilege_check(const char *cmd, const char *path, int ptrace);
 
 /* clang-format off */
 #define CT_FILTER_SHORTOPTS "F:N:D:t:"

@@ -155,6 +155,13 @@ int ct_cmd_attach(int argc, char **argv)
 		ct_error("attach: no process %d", (int)o.attach_pid);
 		return CT_EXIT_USAGE;
 	}
+	/* not ours to signal: not ours to trace */
+	if (kill(o.attach_pid, 0) < 0 && errno == EPERM) {
+		ct_error("attach: not permitted to trace process %d (owned by another user; see "
+			 "/proc/sys/kernel/yama/ptrace_scope)",
+			 (int)o.attach_pid);
+		return CT_EXIT_USAGE;
+	}
 	if (o.buffer_size / o.chunk_size < 4)
 		o.buffer_size = 4ull * o.chunk_size;
 	o.argv = ct_cmdline_of(o.attach_pid);

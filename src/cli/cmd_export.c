@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "../output/export.h"
+#include "../util/outfile.h"
 #include "../util/util.h"
 
 static const char ct_export_help[] =
@@ -163,54 +164,34 @@ int ct_cmd_export(int argc, char **argv)
 	}
 
 	/*
-	 * A regular file is written beside its place (FILE.tmp) and renamed there
-	 * once whole, so a failed export leaves nothing behind; a device or a
-	 * pipe (-o /dev/null) is written directly, as standard output is.
+	 * A file is written whole under a unique name beside its place and
+	 * renamed there (src/util/outfile.c), so a failed export leaves nothing
+	 * behind; a device or a pipe (-o /dev/null) is written directly, as
+	 * standard output is.
 	 */
-	int fd = STDOUT_FILENO, direct = to_stdout;
-	char *target = NULL; /* the file renamed into place: output, or where its symlink points */
-	struct stat st;
+	int fd = STDOUT_FILENO;
+	struct ct_outfile out = { .fd = -1 };
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is a write error, reported */
 	signal(SIGXFSZ, SIG_IGN); /* and so is the file size limit */
 	if (!to_stdout) {
-		if (stat(output, &st) == 0) {
-			if (S_ISDIR(st.st_mode)) {
-				errno = EISDIR;
-				goto cannot_write;
-			}
-			direct = !S_ISREG(st.st_mode);
-			if (!direct && lstat(output, &st) == 0 && S_ISLNK(st.st_mode))
-				target = realpath(output, NULL);
-		}
-		if (direct) {
-			fd = open(output, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		} else {
-			if (!target)
-				target = ct_strdup(output);
-			ct_tmp_path = ct_printf("%s.tmp", target);
-			signal(SIGINT, ct_export_on_signal);
-			signal(SIGTERM, ct_export_on_signal);
-			signal(SIGHUP, ct_export_on_signal);
-			fd = open(ct_tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		}
-		if (fd < 0)
+		signal(SIGINT, ct_export_on_signal);
+		signal(SIGTERM, ct_export_on_signal);
+		signal(SIGHUP, ct_export_on_signal);
+		if (ct_outfile_open(&out, output) < 0)
 			goto cannot_write;
+		ct_tmp_path = out.tmp;
+		fd = out.fd;
 	}
 
 	int werr = 0;
 	int rc = ct_export(t, sym, w, fd, &o, &werr);
 	if (!to_stdout && close(fd) < 0 && !werr)
 		werr = errno;
-	if (ct_tmp_path) {
-		if (!werr && rc == 0 && rename(ct_tmp_path, target) < 0)
-			werr = errno;
-		if (werr || rc)
-			unlink(ct_tmp_path);
-		char *tmp = ct_tmp_path;
+	if (!to_stdout) {
 		ct_tmp_path = NULL; /* before it is freed: the signal handler reads it */
-		free(tmp);
+		if (ct_outfile_finish(&out, !werr && rc == 0) < 0)
+			werr = errno;
 	}
-	free(target);
 	ct_walk_free(w);
 	ct_symbols_close(sym);
 	ct_trace_close(t);
@@ -226,9 +207,6 @@ int ct_cmd_export(int argc, char **argv)
 
 cannot_write:
 	ct_error("cannot write %s: %s", output, strerror(errno));
-	free(ct_tmp_path);
-	ct_tmp_path = NULL;
-	free(target);
 	ct_walk_free(w);
 	ct_symbols_close(sym);
 	ct_trace_close(t);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* calltrace flame: the calls merged by call stack, as one self-contained HTML page. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -8,6 +9,7 @@
 
 #include "cli.h"
 #include "../output/flame.h"
+#include "../util/outfile.h"
 #include "../util/util.h"
 
 static const char ct_flame_help[] =
@@ -31,23 +33,20 @@ static int ct_flame_fail(const char *path, int err)
 }
 
 /*
- * The output. A regular file (or a new one) is written as FILE.tmp, renamed
- * when complete: an unwritable output fails before the walk, and a failed
- * write leaves an earlier page alone. Through a symbolic link, the link's
- * target is replaced and the link stays. Anything else (a device, a pipe,
- * '-' for stdout) is written directly.
+ * The output: a file is written whole under a unique name beside its place
+ * and renamed there (src/util/outfile.c), so an unwritable output fails
+ * before the walk and a failed write leaves an earlier page alone; a link at
+ * the path is replaced, not followed. A device, a pipe or '-' (stdout) is
+ * written directly.
  */
 struct ct_flame_out {
 	const char *path; /* as given, for messages */
-	char *final;	  /* what tmp becomes; NULL when written directly */
-	char *tmp;
+	struct ct_outfile file;
 	FILE *f;
 };
 
 static int ct_flame_open(struct ct_flame_out *o, const char *path)
 {
-	struct stat st;
-
 	memset(o, 0, sizeof(*o));
 	o->path = path;
 	if (!strcmp(path, "-")) {
@@ -55,41 +54,24 @@ static int ct_flame_open(struct ct_flame_out *o, const char *path)
 		o->f = stdout;
 		return 0;
 	}
-	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return ct_flame_fail(path, EISDIR);
-		if (!S_ISREG(st.st_mode)) {
-			o->f = fopen(path, "w");
-			return o->f ? 0 : ct_flame_fail(path, errno);
-		}
-		o->final = realpath(path, NULL);
-	}
-	if (!o->final)
-		o->final = ct_strdup(path);
-	o->tmp = ct_printf("%s.tmp", o->final);
-	if (!(o->f = fopen(o->tmp, "w"))) {
+	if (ct_outfile_open(&o->file, path) < 0)
+		return ct_flame_fail(path, errno);
+	if (!(o->f = fdopen(o->file.fd, "w"))) {
 		int err = errno;
-		free(o->tmp);
-		free(o->final);
-		o->tmp = o->final = NULL;
+		close(o->file.fd);
+		ct_outfile_finish(&o->file, 0);
 		return ct_flame_fail(path, err);
 	}
 	return 0;
 }
 
-/* Close (rename into place, or remove the unfinished FILE.tmp); the exit status. */
+/* Close (rename into place, or remove the unfinished file); the exit status. */
 static int ct_flame_close(struct ct_flame_out *o, int status)
 {
 	if (o->f && o->f != stdout && fclose(o->f) != 0 && !status)
 		status = ct_flame_fail(o->path, errno);
-	if (o->tmp) {
-		if (!status && rename(o->tmp, o->final) != 0)
-			status = ct_flame_fail(o->path, errno);
-		if (status)
-			unlink(o->tmp);
-	}
-	free(o->tmp);
-	free(o->final);
+	if (o->f != stdout && ct_outfile_finish(&o->file, !status) < 0 && !status)
+		status = ct_flame_fail(o->path, errno);
 	return status;
 }
 

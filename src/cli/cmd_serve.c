@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "cli.h"
 #include "../record/record.h"
@@ -56,6 +57,11 @@ int ct_cmd_serve(int argc, char **argv)
 {
 	if (argc != 3) {
 		ct_error("__serve is started by libcalltrace.so, not by hand");
+		return CT_EXIT_USAGE;
+	}
+	/* started with privileges its caller lacks: the environment is the caller's, obey none of it */
+	if (getauxval(AT_SECURE)) {
+		ct_error("__serve will not run in a setuid, setgid or file-capability process");
 		return CT_EXIT_USAGE;
 	}
 	struct ct_record_opts o = {

@@ -132,7 +132,9 @@ int ct_trace_check(const char *cmd, const char *prog)
 		free(path);
 		return 0; /* not found or not ELF (a script): the launch says what is wrong */
 	}
-	if (ct_trace_ptrace()) {
+	if (ct_privilege_check(cmd, path, ct_trace_ptrace()) < 0) {
+		rc = -1;
+	} else if (ct_trace_ptrace()) {
 		if (getenv("CALLTRACE_ARGS") || getenv("CALLTRACE_ARGSPEC") ||
 		    getenv("CALLTRACE_LIBCALLS")) {
 			ct_error("%s: --method=ptrace records calls and returns only (no -a/-A/-R, "

@@ -7,7 +7,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -15,15 +17,48 @@
 #include "writer.h"
 #include "../util/util.h"
 
+/*
+ * What is at path before a recording: a file or a symbolic link is moved
+ * aside to PATH.old (a link is moved, not followed), so the trace is a new
+ * file. A directory or a device is not ours to move.
+ */
+static int ct_move_aside(struct ct_writer *w, const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1; /* gone meanwhile: try again */
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EEXIST;
+		return -1;
+	}
+	char *old = ct_printf("%s.old", path);
+	if (rename(path, old) < 0) {
+		int err = errno;
+		free(old);
+		errno = err;
+		return -1;
+	}
+	free(w->moved_aside);
+	w->moved_aside = old;
+	return 0;
+}
+
+/*
+ * The trace holds command lines, the working directory and, with -a,
+ * argument strings: it is created 0600, as perf's are, and only ever as a new
+ * file (O_EXCL, O_NOFOLLOW), so that a link planted at its path in a shared
+ * directory makes us write nowhere else.
+ */
 int ct_writer_open(struct ct_writer *w, const char *path)
 {
 	memset(w, 0, sizeof(*w));
-	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (w->fd >= 0) {
-		w->created = 1;
-	} else if (errno == EEXIST) {
-		w->fd = open(path, O_WRONLY | O_CLOEXEC);
+	w->fd = -1;
+	for (int tries = 0; tries < 3 && w->fd < 0; tries++) {
+		w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (w->fd >= 0 || errno != EEXIST || ct_move_aside(w, path) < 0)
+			break;
 	}
+	w->created = w->fd >= 0;
 	return w->fd < 0 ? -1 : 0;
 }
 
@@ -46,6 +81,10 @@ void ct_writer_abandon(struct ct_writer *w, const char *path)
 	w->fd = -1;
 	if (w->created)
 		unlink(path);
+	if (w->created && w->moved_aside) /* nothing recorded: the earlier trace is back */
+		rename(w->moved_aside, path);
+	free(w->moved_aside);
+	w->moved_aside = NULL;
 }
 
 static int ct_write_all(struct ct_writer *w, struct iovec *iov, int n, size_t total)
@@ -128,6 +167,8 @@ int ct_writer_close(struct ct_writer *w)
 	free(w->zbuf);
 	w->cctx = NULL;
 	w->zbuf = NULL;
+	free(w->moved_aside);
+	w->moved_aside = NULL;
 	if (r)
 		errno = w->error;
 	return r;

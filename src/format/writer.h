@@ -11,19 +11,20 @@ struct ZSTD_CCtx_s;
 
 struct ct_writer {
 	int fd;
-	uint64_t offset; /* end of the last complete block */
-	int error;	 /* errno of the first failed write; later writes are skipped */
-	int created;	 /* the file did not exist before ct_writer_open */
+	uint64_t offset;   /* end of the last complete block */
+	int error;	   /* errno of the first failed write; later writes are skipped */
+	int created;	   /* ct_writer_open made the file */
+	char *moved_aside; /* PATH.old, where an earlier file at the path went */
 	struct ZSTD_CCtx_s *cctx;
 	void *zbuf;
 	size_t zcap;
 };
 
-/* Open (or create) path for writing without touching what it holds yet. */
+/* Create path anew, 0600; a file or link already there is moved to PATH.old. */
 int ct_writer_open(struct ct_writer *w, const char *path);
 /* Truncate and write the file header: from here on the file is ours. */
 int ct_writer_start(struct ct_writer *w);
-/* Give up before ct_writer_start: close, and remove the file if we created it. */
+/* Give up before ct_writer_start: remove the new file, put PATH.old back. */
 void ct_writer_abandon(struct ct_writer *w, const char *path);
 /* A block whose payload is the concatenation of a and b (either may be empty). */
 int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const void *a,

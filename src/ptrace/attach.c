@@ -469,11 +469,16 @@ pid_t ct_ptrace_attach(const struct ct_attach_opts *o, int *status)
 	pid_t tracer = ct_fork_reporting(ct_attach_main, (void *)o, &err);
 	if (tracer > 0 || err < 0)
 		return tracer;
-	unsigned long long other = 0;
-	if (err == ESRCH || kill(pid, 0) < 0)
+	unsigned long long other = 0, owner = 0;
+	if (err == ESRCH || (kill(pid, 0) < 0 && errno == ESRCH))
 		ct_error("attach: no process %d", (int)pid);
 	else if (ct_pt_status(pid, "TracerPid", &other) == 0 && other)
 		ct_error("attach: process %d is already traced by process %llu", (int)pid, other);
+	else if ((err == EPERM || err == EACCES) && ct_pt_status(pid, "Uid", &owner) == 0 &&
+		 owner != getuid())
+		ct_error("attach: not permitted to trace process %d (owned by another user; see "
+			 "/proc/sys/kernel/yama/ptrace_scope)",
+			 (int)pid);
 	else if (err == EPERM || err == EACCES)
 		ct_error("attach: not permitted to trace process %d (%s; see "
 			 "/proc/sys/kernel/yama/ptrace_scope)",

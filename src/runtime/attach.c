@@ -20,10 +20,12 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "runtime.h"
+#include "secure.h"
 #include "shadow.h"
 #include "elfmap.h"
 #include "imports.h"
@@ -100,10 +102,24 @@ int ct_attach_loaded(void)
 	return known;
 }
 
+/*
+ * A process the kernel marks secure (setuid, setgid, file capabilities that
+ * lift its caller) runs with an environment its caller chose: none of our
+ * variables is obeyed there. Asked once per image, never on the hot path.
+ */
+int ct_secure_exec(void)
+{
+	static int secure = -1;
+	if (secure < 0)
+		secure = getauxval(AT_SECURE) != 0;
+	return secure;
+}
+
+/* Our settings: calltrace attach's (the tracer was allowed in), else the environment's. */
 const char *ct_getenv(const char *name)
 {
 	if (!ct_attached)
-		return getenv(name);
+		return ct_secure_exec() ? NULL : getenv(name);
 	size_t n = strlen(name);
 	for (const char *p = ct_conf; *p; p += strlen(p) + 1)
 		if (!strncmp(p, name, n) && p[n] == '=')

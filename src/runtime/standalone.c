@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "secure.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1u << 2)
@@ -50,12 +51,36 @@ static char *ct_serve_env[4096];
 static int ct_left;   /* this image said goodbye already */
 static int ct_origin; /* this image started the recorder (it counts us) */
 
+/*
+ * A setuid, setgid or file-capability program: whoever ran it chose the
+ * environment, so no recorder is started (it would run with the program's
+ * privileges) and no trace written. Said once, and only to someone who asked
+ * for tracing with a CALLTRACE_ variable (glibc gives a secure process open
+ * descriptors 0 to 2, so fd 2 is the caller's terminal or /dev/null).
+ */
+static void ct_refuse_secure(void)
+{
+	static const char msg[] = "calltrace: a setuid, setgid or file-capability program ignores "
+				  "CALLTRACE_* variables; the program runs untraced (trace it "
+				  "with calltrace record as root)\n";
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, "CALLTRACE_", 10)) {
+			ssize_t r = write(2, msg, sizeof(msg) - 1);
+			(void)r; /* nothing better to do if it fails */
+			return;
+		}
+}
+
 /* Is the runtime meant to start a recorder? Not when one started us, or said no. */
 int ct_standalone_wanted(void)
 {
 	const char *s = ct_getenv("CALLTRACE_STANDALONE");
 	if (ct_attach_loaded())
 		return 0; /* calltrace attach gives us its pool */
+	if (ct_secure_exec()) {
+		ct_refuse_secure();
+		return 0;
+	}
 	return !ct_getenv("CALLTRACE_POOL") && !ct_getenv("CALLTRACE_NO_FOLLOW") && !(s && !strcmp(s, "0"));
 }
 

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outfile.h"
+#include "util.h"
+
+/*
+ * Is path something to write into directly rather than replace: a device, a
+ * pipe or a socket, or a link to one that we or root made (/dev/stdout)?
+ * A link someone else planted is never followed.
+ */
+static int ct_write_in_place(const char *path, const struct stat *l)
+{
+	struct stat t;
+	if (!S_ISLNK(l->st_mode))
+		return !S_ISREG(l->st_mode);
+	if (l->st_uid != geteuid() && l->st_uid != 0)
+		return 0;
+	return stat(path, &t) == 0 && !S_ISREG(t.st_mode) && !S_ISDIR(t.st_mode);
+}
+
+int ct_outfile_open(struct ct_outfile *o, const char *path)
+{
+	struct stat l, t;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (lstat(path, &l) == 0) {
+		if (S_ISDIR(l.st_mode) ||
+		    (S_ISLNK(l.st_mode) && stat(path, &t) == 0 && S_ISDIR(t.st_mode))) {
+			errno = EISDIR;
+			return -1;
+		}
+		if (ct_write_in_place(path, &l)) {
+			o->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+			return o->fd < 0 ? -1 : 0;
+		}
+	}
+	o->path = ct_strdup(path);
+	o->tmp = ct_printf("%s.XXXXXX", path);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC); /* 0600, a name nobody else has */
+	if (o->fd < 0) {
+		int err = errno;
+		free(o->tmp);
+		free(o->path);
+		o->tmp = o->path = NULL;
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+int ct_outfile_finish(struct ct_outfile *o, int ok)
+{
+	int r = 0, err = 0;
+	if (o->tmp) {
+		if (ok && rename(o->tmp, o->path) < 0) { /* replaces a link, never follows it */
+			err = errno;
+			r = -1;
+		}
+		if (!ok || r)
+			unlink(o->tmp);
+	}
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	errno = err;
+	return r;
+}
