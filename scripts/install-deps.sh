@@ -19,6 +19,7 @@ command -v python3 >/dev/null 2>&1 || need="$need python3"
 if [ "${1:-}" = --test ]; then
 	command -v protoc >/dev/null 2>&1 || need="$need protobuf-compiler"
 	command -v chromium >/dev/null 2>&1 || need="$need chromium"
+	command -v zstd >/dev/null 2>&1 || need="$need zstd"
 	for t in autoconf cmake; do command -v $t >/dev/null 2>&1 || need="$need $t"; done
 fi
 

@@ -3,6 +3,7 @@
 #include <zstd.h>
 
 #include "events.h"
+#include "inflate.h"
 
 void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level)
 {
@@ -138,10 +139,7 @@ int ct_decoder_begin(struct ct_decoder *d, const uint8_t *payload, uint32_t len)
 	if (want != h->raw_len)
 		return -1;
 	if (h->codec == 1) {
-		d->raw.len = 0;
-		ct_buf_reserve(&d->raw, h->raw_len + 8);
-		size_t n = ZSTD_decompressDCtx(d->dctx, d->raw.data, h->raw_len, body, body_len);
-		if (ZSTD_isError(n) || n != h->raw_len)
+		if (ct_inflate(d->dctx, &d->raw, h->raw_len, body, body_len) < 0)
 			return -1;
 		body = d->raw.data;
 	} else if (h->codec != 0 || body_len != h->raw_len) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "inflate.h"
 #include "reader.h"
 
 static int ct_pread_all(int fd, void *buf, size_t len, uint64_t off)
@@ -70,6 +71,8 @@ static int ct_add_module(struct ct_trace *t, const uint8_t *p, uint32_t len)
 	if (len <= sizeof(r))
 		return -1;
 	memcpy(&r, p, sizeof(r));
+	if (r.build_id_len > sizeof(r.build_id))
+		return -1;
 	t->mods = ct_realloc(t->mods, (t->nmods + 1) * sizeof(*t->mods));
 	struct ct_module_info *m = &t->mods[t->nmods++];
 	m->rec = r;
@@ -79,11 +82,33 @@ static int ct_add_module(struct ct_trace *t, const uint8_t *p, uint32_t len)
 
 static int ct_unpack(struct ct_buf *b, const uint8_t *p, uint32_t len, uint16_t flags);
 
+/*
+ * A symbol table's header against what it holds: a terminated path inside the
+ * block, and no more symbols than the block has room for (17 bytes at least
+ * each), so that nsyms can size what a reader allocates.
+ */
+static int ct_symtab_valid(const struct ct_buf *b)
+{
+	struct ct_symtab_hdr h;
+	if (b->len < sizeof(h))
+		return 0;
+	memcpy(&h, b->data, sizeof(h));
+	uint64_t rest = b->len - sizeof(h);
+	const uint8_t *path = b->data + sizeof(h);
+	return h.path_len && h.path_len <= rest && !path[h.path_len - 1] &&
+	       memchr(path, 0, h.path_len) == path + h.path_len - 1 &&
+	       h.build_id_len <= sizeof(h.build_id) && (uint64_t)h.nsyms * 17 <= rest - h.path_len;
+}
+
 static int ct_add_symtab(struct ct_trace *t, const uint8_t *p, uint32_t len, uint16_t flags)
 {
 	struct ct_buf b = { 0 };
 	if (ct_unpack(&b, p, len, flags) < 0)
 		return -1;
+	if (!ct_symtab_valid(&b)) {
+		ct_buf_free(&b);
+		return -1;
+	}
 	t->symtabs = ct_realloc(t->symtabs, (t->nsymtabs + 1) * sizeof(*t->symtabs));
 	t->symtabs[t->nsymtabs++] = b;
 	return 0;
@@ -101,7 +126,10 @@ static int ct_add_protos(struct ct_trace *t, const uint8_t *p, uint32_t len, uin
 	return 0;
 }
 
-/* A block's payload as written: zstd-compressed or not. */
+/*
+ * A block's payload as written, zstd-compressed or not, into out with a NUL
+ * after it: a string the block does not terminate still ends.
+ */
 static int ct_unpack(struct ct_buf *out, const uint8_t *p, uint32_t len, uint16_t flags)
 {
 	struct ct_buf b = { 0 };
@@ -110,15 +138,17 @@ static int ct_unpack(struct ct_buf *out, const uint8_t *p, uint32_t len, uint16_
 		if (len < 4)
 			return -1;
 		memcpy(&raw, p, 4);
-		ct_buf_reserve(&b, raw + 1);
-		size_t n = ZSTD_decompress(b.data, raw, p + 4, len - 4);
-		if (ZSTD_isError(n) || n != raw) {
+		ZSTD_DCtx *dctx = ZSTD_createDCtx();
+		int r = ct_inflate(dctx, &b, raw, p + 4, len - 4);
+		ZSTD_freeDCtx(dctx);
+		if (r < 0) {
 			ct_buf_free(&b);
 			return -1;
 		}
-		b.len = raw;
 	} else {
+		ct_buf_reserve(&b, (size_t)len + 1);
 		ct_buf_append(&b, p, len);
+		b.data[b.len] = 0;
 	}
 	*out = b;
 	return 0;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "symbols.h"
+#include "../common/regfile.h"
 
 struct ct_dwarf_file {
 	char *path;
@@ -34,7 +35,7 @@ static Dwarf *ct_dwarf_for(const char *path)
 	ct_files = ct_realloc(ct_files, (ct_nfiles + 1) * sizeof(*ct_files));
 	struct ct_dwarf_file *f = &ct_files[ct_nfiles++];
 	f->path = ct_strdup(path);
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	f->fd = ct_open_regular(path);
 	f->dbg = f->fd >= 0 ? dwarf_begin(f->fd, DWARF_C_READ) : NULL;
 	return f->dbg;
 }

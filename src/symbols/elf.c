@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "symbols.h"
+#include "../common/regfile.h"
 
 struct ct_sym_vec {
 	struct ct_elf_sym *v;
@@ -140,9 +141,10 @@ int ct_elf_read_funcs(const char *path, const char *const *libs, struct ct_elf_f
 		snprintf(err, errlen, "libelf is too old");
 		return -1;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ct_open_regular(path);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", path,
+			 errno == EINVAL ? "not a regular file" : strerror(errno));
 		return -1;
 	}
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -210,7 +212,7 @@ int ct_elf_probe(const char *path, struct ct_elf_probe *p)
 	memset(p, 0, sizeof(*p));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ct_open_regular(path);
 	if (fd < 0)
 		return -1;
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "symbols.h"
+#include "../common/regfile.h"
 
 struct ct_lib_names {
 	const char *path;
@@ -40,7 +41,7 @@ static Elf_Scn *ct_section_of_type(Elf *e, GElf_Word type, GElf_Shdr *sh)
 static void ct_lib_load(struct ct_lib_names *lib)
 {
 	ct_map_init(&lib->defined, 1024);
-	int fd = open(lib->path, O_RDONLY | O_CLOEXEC);
+	int fd = ct_open_regular(lib->path);
 	if (fd < 0)
 		return;
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -18,6 +18,7 @@
 #include "protos.h"
 #include "protos_int.h"
 #include "../common/proto.h"
+#include "../common/regfile.h"
 
 /* ---- functions ------------------------------------------------------------------------- */
 
@@ -406,7 +407,7 @@ int ct_dwarf_protos(const char *path, ct_dwarf_proto_fn cb, void *ctx)
 	Dwarf_Half version;
 	uint8_t type;
 	GElf_Ehdr eh;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), dwp_tried = 0;
+	int fd = ct_open_regular(path), dwp_tried = 0;
 	if (fd < 0)
 		return -1;
 	Dwarf *dbg = dwarf_begin(fd, DWARF_C_READ);

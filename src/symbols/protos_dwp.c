@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "protos_int.h"
+#include "../common/regfile.h"
 
 /* The package's sections a unit has a part of, by DW_SECT_* number (index versions 5, 2). */
 static const char *const ct_sect5[] = { NULL,
@@ -85,7 +86,7 @@ struct ct_dwp *ct_dwp_open(const char *program)
 		goto fail;
 	memcpy(path, program, len);
 	memcpy(path + len, ".dwp", 5);
-	p->fd = open(path, O_RDONLY | O_CLOEXEC);
+	p->fd = ct_open_regular(path);
 	if (p->fd < 0 || !(p->elf = elf_begin(p->fd, ELF_C_READ_MMAP, NULL)))
 		goto fail;
 	p->index = ct_section(p->elf, ".debug_cu_index");
