@@ -164,6 +164,25 @@ static inline uint64_t ct_pool_size(const struct ct_pool_ctl *ctl)
 	return ctl->ctl_size + (uint64_t)ctl->nchunks * ctl->chunk_size;
 }
 
+/*
+ * Is hdr the control area of a pool of file_size bytes, laid out the way the
+ * recorder lays it out? Whoever maps a pool someone else made checks this
+ * first, in 64 bits, and then keeps its own copy of the geometry.
+ */
+static inline int ct_pool_geometry_ok(const struct ct_pool_ctl *hdr, uint64_t file_size)
+{
+	uint64_t descs = sizeof(*hdr) + (uint64_t)hdr->nchunks * sizeof(struct ct_chunk_desc);
+	uint64_t slots = (uint64_t)CT_LOST_SLOTS * sizeof(struct ct_lost_slot);
+
+	return hdr->magic == CT_POOL_MAGIC && hdr->version == CT_POOL_VERSION &&
+	       hdr->nchunks && hdr->chunk_size >= 64 && hdr->chunk_size % 16 == 0 &&
+	       hdr->lost_slots_offset % 8 == 0 && hdr->lost_slots_offset >= descs &&
+	       (uint64_t)hdr->lost_slots_offset + slots <= hdr->skip_text_offset &&
+	       (uint64_t)hdr->skip_text_offset + CT_SKIP_TEXT <= hdr->ctl_size &&
+	       hdr->ctl_size % 4096 == 0 &&
+	       file_size == hdr->ctl_size + (uint64_t)hdr->nchunks * hdr->chunk_size;
+}
+
 /* Pop a free chunk; returns its index or -1 when the stack is empty. */
 static inline int64_t ct_pool_pop_free(struct ct_pool_ctl *ctl)
 {

@@ -160,6 +160,7 @@ struct ct_end_rec {
 	uint64_t recorder_cpu_ns; /* user + system time of the recorder */
 	uint64_t recorder_maxrss; /* peak resident set of the recorder, bytes */
 	uint64_t abandoned;	  /* slots left empty by hooks a signal handler jumped out of */
+	uint64_t refused;	  /* chunks whose descriptor the program damaged: not read */
 };
 
 /* ct_end_rec.flags */

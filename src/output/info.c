@@ -199,6 +199,10 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 				"ended\n",
 				a);
 		}
+		if (t->end.refused) {
+			ct_fmt_count(a, sizeof(a), t->end.refused);
+			fprintf(out, "refused:    %s chunks refused: damaged by the program\n", a);
+		}
 	}
 	if (t->has_end && t->end.recorder_cpu_ns && !(t->end.flags & CT_END_STANDALONE)) {
 		char rss[32];

@@ -20,12 +20,13 @@ void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_w
 	memset(c, 0, sizeof(*c));
 	c->pool = pool;
 	c->w = w;
-	ct_encoder_init(&c->enc, pool->ctl->chunk_size / 16, level);
+	ct_encoder_init(&c->enc, pool->geo.chunk_size / 16, level);
 	ct_map_init(&c->seen, 1024);
 	ct_map_init(&c->next_seq, 64);
 	ct_map_init(&c->last_clock, 64);
-	c->order = ct_calloc(pool->ctl->nchunks, sizeof(uint32_t));
-	c->read_off = ct_calloc(pool->ctl->nchunks, sizeof(uint32_t));
+	c->views = ct_calloc(pool->geo.nchunks, sizeof(*c->views));
+	c->read_off = ct_calloc(pool->geo.nchunks, sizeof(uint32_t));
+	c->early = ct_calloc(pool->geo.nchunks, sizeof(uint64_t));
 }
 
 void ct_collector_free(struct ct_collector *c)
@@ -38,20 +39,67 @@ void ct_collector_free(struct ct_collector *c)
 		free(c->mods[i].path);
 	free(c->mods);
 	free(c->insts);
-	free(c->order);
+	free(c->views);
 	free(c->read_off);
+	free(c->early);
+}
+
+/* The process of an instance, as first told; 0 if it is new. */
+static int32_t ct_instance_pid(const struct ct_collector *c, uint32_t instance)
+{
+	for (size_t i = 0; i < c->ninsts; i++)
+		if (c->insts[i].instance == instance)
+			return c->insts[i].pid;
+	return 0;
 }
 
 static void ct_note_instance(struct ct_collector *c, uint32_t instance, int32_t pid)
 {
-	for (size_t i = 0; i < c->ninsts; i++)
-		if (c->insts[i].instance == instance)
-			return;
+	if (ct_instance_pid(c, instance))
+		return;
 	c->insts = ct_realloc(c->insts, (c->ninsts + 1) * sizeof(*c->insts));
 	c->insts[c->ninsts++] = (struct ct_rec_instance){ instance, pid };
 }
 
-static void ct_on_process(struct ct_collector *c, const struct ct_chunk_desc *d, const uint8_t *p,
+/* Read a descriptor once: from here on only the copy counts. */
+static void ct_read_desc(const struct ct_pool *p, uint32_t idx, uint32_t state,
+			 struct ct_desc_view *v)
+{
+	struct ct_chunk_desc *d = &p->ctl->desc[idx];
+
+	v->idx = idx;
+	v->state = state;
+	v->instance = __atomic_load_n(&d->instance, __ATOMIC_RELAXED);
+	v->pid = __atomic_load_n(&d->pid, __ATOMIC_RELAXED);
+	v->tid = __atomic_load_n(&d->tid, __ATOMIC_RELAXED);
+	v->flags = __atomic_load_n(&d->flags, __ATOMIC_RELAXED);
+	v->used = __atomic_load_n(&d->used, __ATOMIC_RELAXED);
+	v->thread_seq = __atomic_load_n(&d->thread_seq, __ATOMIC_RELAXED);
+	v->base_clock = __atomic_load_n(&d->base_clock, __ATOMIC_RELAXED);
+}
+
+#define CT_PID_LIMIT (1 << 22) /* the kernel's PID_MAX_LIMIT */
+
+/*
+ * Could a traced thread have written this descriptor? Its instance was
+ * handed out, its ids are ids, an instance stays in one process, its flags
+ * are ours and its length fits. The program can write anything there: a
+ * descriptor that fails is never followed.
+ */
+static int ct_desc_ok(const struct ct_collector *c, const struct ct_desc_view *v)
+{
+	uint32_t instances = atomic_load_explicit(&c->pool->ctl->next_instance,
+						  memory_order_relaxed);
+	if (!v->instance || v->instance > instances || v->pid <= 0 || v->pid >= CT_PID_LIMIT ||
+	    v->tid <= 0 || v->tid >= CT_PID_LIMIT || (v->flags & ~CT_CHUNK_LAST))
+		return 0;
+	if (v->state == CT_CHUNK_FULL && v->used > c->pool->geo.chunk_size)
+		return 0;
+	int32_t pid = ct_instance_pid(c, v->instance);
+	return !pid || pid == v->pid;
+}
+
+static void ct_on_process(struct ct_collector *c, const struct ct_desc_view *d, const uint8_t *p,
 			  uint32_t len)
 {
 	struct ct_ext_process ep;
@@ -78,7 +126,7 @@ static void ct_on_process(struct ct_collector *c, const struct ct_chunk_desc *d,
 			ep.exe_len + ep.args_len);
 }
 
-static void ct_on_module(struct ct_collector *c, const struct ct_chunk_desc *d, const uint8_t *p,
+static void ct_on_module(struct ct_collector *c, const struct ct_desc_view *d, const uint8_t *p,
 			 uint32_t len)
 {
 	struct ct_ext_module em;
@@ -93,7 +141,7 @@ static void ct_on_module(struct ct_collector *c, const struct ct_chunk_desc *d, 
 	for (size_t i = 0; i < c->nmods; i++) {
 		struct ct_rec_module *m = &c->mods[i];
 		if (m->instance == d->instance && m->base == em.base && m->lo == em.lo &&
-		    !m->unloaded && !strcmp(m->path, path))
+		    !m->unloaded && strlen(m->path) == plen && !memcmp(m->path, path, plen))
 			return; /* described again after a dlopen: nothing new */
 	}
 	c->mods = ct_realloc(c->mods, (c->nmods + 1) * sizeof(*c->mods));
@@ -118,7 +166,7 @@ static void ct_on_module(struct ct_collector *c, const struct ct_chunk_desc *d, 
 	ct_writer_block(c->w, CT_BLOCK_MODULE, 0, &r, sizeof(r), m->path, (uint32_t)plen + 1);
 }
 
-static void ct_on_crash(struct ct_collector *c, const struct ct_chunk_desc *d, uint64_t clock,
+static void ct_on_crash(struct ct_collector *c, const struct ct_desc_view *d, uint64_t clock,
 			const uint8_t *p, uint32_t len)
 {
 	struct ct_ext_crash x;
@@ -142,7 +190,7 @@ static void ct_on_crash(struct ct_collector *c, const struct ct_chunk_desc *d, u
 	ct_map_put(&c->seen, (uint64_t)d->instance << 47 | (x.pc & CT_EV_ADDR_MASK), &added);
 }
 
-static void ct_on_thread_name(struct ct_collector *c, const struct ct_chunk_desc *d,
+static void ct_on_thread_name(struct ct_collector *c, const struct ct_desc_view *d,
 			      uint64_t clock, const uint8_t *p, uint32_t len)
 {
 	struct ct_ext_thread_name x;
@@ -154,7 +202,7 @@ static void ct_on_thread_name(struct ct_collector *c, const struct ct_chunk_desc
 	ct_writer_block(c->w, CT_BLOCK_THREAD, 0, &r, sizeof(r), NULL, 0);
 }
 
-static void ct_on_unload(struct ct_collector *c, const struct ct_chunk_desc *d, uint64_t clock,
+static void ct_on_unload(struct ct_collector *c, const struct ct_desc_view *d, uint64_t clock,
 			 const uint8_t *p, uint32_t len)
 {
 	struct ct_ext_unload x;
@@ -173,7 +221,7 @@ static void ct_on_unload(struct ct_collector *c, const struct ct_chunk_desc *d, 
 }
 
 /* Prototypes of functions whose arguments are captured: kept beside the symbols. */
-static void ct_on_protos(struct ct_collector *c, const struct ct_chunk_desc *d, const uint8_t *p,
+static void ct_on_protos(struct ct_collector *c, const struct ct_desc_view *d, const uint8_t *p,
 			 uint32_t len)
 {
 	uint8_t *b = ct_malloc((size_t)len + 4);
@@ -183,7 +231,7 @@ static void ct_on_protos(struct ct_collector *c, const struct ct_chunk_desc *d, 
 	free(b);
 }
 
-static void ct_on_ext(struct ct_collector *c, const struct ct_chunk_desc *d, uint64_t clock,
+static void ct_on_ext(struct ct_collector *c, const struct ct_desc_view *d, uint64_t clock,
 		      uint32_t type, const uint8_t *p, uint32_t len)
 {
 	switch (type) {
@@ -260,7 +308,7 @@ static uint64_t ct_skip_empty(const uint64_t *w, uint64_t i, uint64_t nwords, ui
 }
 
 /* Encode one chunk; returns the number of bytes it used. */
-static uint64_t ct_encode_chunk(struct ct_collector *c, const struct ct_chunk_desc *d,
+static uint64_t ct_encode_chunk(struct ct_collector *c, const struct ct_desc_view *d,
 				const uint64_t *w, uint64_t nwords, uint32_t flags)
 {
 	struct ct_encoder *e = &c->enc;
@@ -328,29 +376,68 @@ static uint64_t ct_encode_chunk(struct ct_collector *c, const struct ct_chunk_de
 }
 
 /* The clock of a thread's last record we wrote, to date what it lost after it. */
-static uint64_t ct_last_clock(struct ct_collector *c, const struct ct_chunk_desc *d)
+static uint64_t ct_last_clock(struct ct_collector *c, const struct ct_desc_view *d)
 {
 	uint64_t *v = ct_map_find(&c->last_clock,
 				  (uint64_t)d->instance << 32 | (uint32_t)d->tid | UINT64_C(1) << 63);
 	return v ? *v : d->base_clock;
 }
 
+/*
+ * Push a chunk back on the free stack. The head is in shared memory: a
+ * program that keeps changing it could make the CAS fail for ever, so the
+ * tries are counted; a chunk that could not go back is the program's loss.
+ */
+static void ct_push_free(struct ct_pool *p, uint32_t idx)
+{
+	struct ct_pool_ctl *ctl = p->ctl;
+	uint64_t head = atomic_load_explicit(&ctl->free_head, memory_order_acquire);
+
+	atomic_store_explicit(&ctl->desc[idx].state, CT_CHUNK_FREE, memory_order_relaxed);
+	for (int tries = 0; tries < 1000; tries++) {
+		atomic_store_explicit(&ctl->desc[idx].next, (uint32_t)head, memory_order_relaxed);
+		uint64_t tagged = ((head >> 32) + 1) << 32 | (idx + 1);
+		if (atomic_compare_exchange_weak_explicit(&ctl->free_head, &head, tagged,
+							  memory_order_acq_rel,
+							  memory_order_acquire)) {
+			atomic_fetch_add_explicit(&ctl->free_count, 1, memory_order_relaxed);
+			return;
+		}
+	}
+}
+
 static void ct_recycle(struct ct_collector *c, uint32_t idx, uint64_t dirty)
 {
 	struct ct_pool_ctl *ctl = c->pool->ctl;
-	memset(ct_pool_chunk(ctl, idx), 0, dirty);
-	ct_pool_push_free(ctl, idx);
+	memset(ct_rec_chunk(c->pool, idx), 0, ct_min(dirty, c->pool->geo.chunk_size));
+	ct_push_free(c->pool, idx);
 	atomic_fetch_add(&ctl->free_seq, 1);
 	if (atomic_load(&ctl->free_waiters))
 		syscall(SYS_futex, &ctl->free_seq, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 }
 
-static void ct_collect_chunk(struct ct_collector *c, uint32_t idx, int salvage)
+/* A chunk whose descriptor the program damaged: counted, not read, and put back. */
+static void ct_refuse(struct ct_collector *c, const struct ct_desc_view *v)
 {
-	struct ct_pool_ctl *ctl = c->pool->ctl;
-	struct ct_chunk_desc *d = &ctl->desc[idx];
-	const uint64_t *w = ct_pool_chunk(ctl, idx);
-	uint64_t used = salvage ? ctl->chunk_size : ct_min(d->used, ctl->chunk_size);
+	c->refused++;
+	c->read_off[v->idx] = 0;
+	c->early[v->idx] = 0;
+	ct_recycle(c, v->idx, c->pool->geo.chunk_size);
+}
+
+/* A thread's next chunk, by sequence; a new thread's first is 0. */
+static uint64_t *ct_next_seq(struct ct_collector *c, const struct ct_desc_view *d)
+{
+	int added;
+	return ct_map_put(&c->next_seq,
+			  (uint64_t)d->instance << 32 | (uint32_t)d->tid | UINT64_C(1) << 63, &added);
+}
+
+static void ct_collect_chunk(struct ct_collector *c, const struct ct_desc_view *d, int salvage)
+{
+	uint32_t idx = d->idx, size = c->pool->geo.chunk_size;
+	const uint64_t *w = ct_rec_chunk(c->pool, idx);
+	uint64_t used = salvage ? size : d->used / 8 * 8;
 	uint32_t flags = (salvage ? c->ring ? CT_EVENTS_SNAPSHOT : CT_EVENTS_SALVAGED : 0) |
 			 (d->flags & CT_CHUNK_LAST ? CT_EVENTS_LAST : 0);
 	uint64_t off = c->read_off[idx], read = off; /* live: what was read already */
@@ -359,8 +446,9 @@ static void ct_collect_chunk(struct ct_collector *c, uint32_t idx, int salvage)
 	if (used > off)
 		read += ct_encode_chunk(c, d, w + off / 8, (used - off) / 8, flags);
 	c->read_off[idx] = 0;
+	c->early[idx] = 0;
 	/* a salvaged chunk may hold a torn record past what we read */
-	ct_recycle(c, idx, salvage ? ctl->chunk_size : ct_max(read, used));
+	ct_recycle(c, idx, salvage ? size : ct_max(read, used));
 }
 
 /*
@@ -371,44 +459,48 @@ static void ct_collect_chunk(struct ct_collector *c, uint32_t idx, int salvage)
  */
 size_t ct_collect_partial(struct ct_collector *c)
 {
-	struct ct_pool_ctl *ctl = c->pool->ctl;
+	struct ct_pool *p = c->pool;
+	uint32_t size = p->geo.chunk_size;
 	size_t done = 0;
 
-	for (uint32_t i = 0; i < ctl->nchunks; i++) {
-		struct ct_chunk_desc *d = &ctl->desc[i];
-		if (atomic_load_explicit(&d->state, memory_order_acquire) != CT_CHUNK_OWNED)
+	for (uint32_t i = 0; i < p->geo.nchunks; i++) {
+		uint32_t st = atomic_load_explicit(&p->ctl->desc[i].state, memory_order_acquire);
+		if (st != CT_CHUNK_OWNED)
 			continue;
-		uint64_t *next = ct_map_find(&c->next_seq, (uint64_t)d->instance << 32 |
-								    (uint32_t)d->tid | UINT64_C(1) << 63);
-		if ((next ? *next : 0) != d->thread_seq)
+		struct ct_desc_view d;
+		ct_read_desc(p, i, st, &d);
+		if (!ct_desc_ok(c, &d))
+			continue; /* refused, if still so, when it is taken */
+		uint64_t *next = ct_map_find(&c->next_seq, (uint64_t)d.instance << 32 |
+								    (uint32_t)d.tid | UINT64_C(1) << 63);
+		if ((next ? *next : 0) != d.thread_seq)
 			continue; /* an earlier chunk of this thread is still to come */
 		uint64_t off = c->read_off[i];
-		const uint64_t *w = ct_pool_chunk(ctl, i);
-		if (off >= ctl->chunk_size || !w[off / 8])
+		const uint64_t *w = ct_rec_chunk(p, i);
+		if (off >= size || !w[off / 8])
 			continue;
-		ct_note_instance(c, d->instance, d->pid);
-		c->read_off[i] += (uint32_t)ct_encode_chunk(c, d, w + off / 8,
-							    (ctl->chunk_size - off) / 8, CT_EVENTS_LIVE);
+		ct_note_instance(c, d.instance, d.pid);
+		c->read_off[i] += (uint32_t)ct_encode_chunk(c, &d, w + off / 8, (size - off) / 8,
+							    CT_EVENTS_LIVE);
 		done++;
 	}
 	return done;
 }
 
-static int ct_by_thread(const void *a, const void *b, void *arg)
+static int ct_by_thread(const void *a, const void *b)
 {
-	const struct ct_chunk_desc *x =
-		&((const struct ct_pool_ctl *)arg)->desc[*(const uint32_t *)a];
-	const struct ct_chunk_desc *y =
-		&((const struct ct_pool_ctl *)arg)->desc[*(const uint32_t *)b];
+	const struct ct_desc_view *x = a, *y = b;
 	if (x->instance != y->instance)
 		return x->instance < y->instance ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
-	return x->thread_seq < y->thread_seq ? -1 : x->thread_seq > y->thread_seq;
+	if (x->thread_seq != y->thread_seq)
+		return x->thread_seq < y->thread_seq ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 /* A thread is gone when the kernel no longer knows it, or its process image was replaced. */
-static int ct_thread_gone(struct ct_collector *c, const struct ct_chunk_desc *d)
+static int ct_thread_gone(struct ct_collector *c, const struct ct_desc_view *d)
 {
 	for (size_t i = 0; i < c->ninsts; i++)
 		if (c->insts[i].pid == d->pid && c->insts[i].instance > d->instance)
@@ -423,16 +515,22 @@ static int ct_thread_gone(struct ct_collector *c, const struct ct_chunk_desc *d)
  */
 static void ct_tell_untold(struct ct_collector *c, int everyone)
 {
-	struct ct_pool_ctl *ctl = c->pool->ctl;
-	struct ct_lost_slot *slots = ct_pool_lost_slots(ctl);
+	struct ct_lost_slot *slots = ct_rec_lost_slots(c->pool);
 
 	for (uint32_t i = 0; i < CT_LOST_SLOTS; i++) {
 		struct ct_lost_slot *s = &slots[i];
 		int32_t tid = atomic_load(&s->tid);
 		if (!tid)
 			continue;
-		struct ct_chunk_desc d = { .instance = s->instance, .pid = s->pid, .tid = tid,
-					   .thread_seq = UINT64_MAX };
+		struct ct_desc_view d = { .instance = __atomic_load_n(&s->instance, __ATOMIC_RELAXED),
+					  .pid = __atomic_load_n(&s->pid, __ATOMIC_RELAXED),
+					  .tid = tid,
+					  .state = CT_CHUNK_OWNED,
+					  .thread_seq = UINT64_MAX };
+		if (!ct_desc_ok(c, &d)) { /* a slot the program wrote: nobody's */
+			atomic_store(&s->tid, 0);
+			continue;
+		}
 		if (!everyone && !ct_thread_gone(c, &d))
 			continue;
 		uint64_t untold = atomic_load(&s->dropped) - atomic_load(&s->told);
@@ -453,51 +551,88 @@ static void ct_tell_untold(struct ct_collector *c, int everyone)
 /*
  * Which chunks to take: published ones always; owned ones of threads that
  * are gone (CT_TAKE_DEAD) or all owned ones (CT_TAKE_ALL, at the end).
+ * A state no thread writes is counted once, at the end.
  */
-static int ct_wanted(struct ct_collector *c, const struct ct_chunk_desc *d, uint32_t state,
-		     enum ct_take take)
+static int ct_wanted(struct ct_collector *c, const struct ct_desc_view *d, enum ct_take take)
 {
-	if (state == CT_CHUNK_FULL)
+	if (d->state == CT_CHUNK_FULL)
 		return 1;
-	if (state != CT_CHUNK_OWNED || take == CT_TAKE_FULL)
+	if (d->state != CT_CHUNK_OWNED || take == CT_TAKE_FULL)
 		return 0;
-	return take == CT_TAKE_ALL || ct_thread_gone(c, d);
+	return take == CT_TAKE_ALL || !ct_desc_ok(c, d) || ct_thread_gone(c, d);
 }
 
 /*
- * A thread's chunks must reach the file in the thread's order. A scan of the
- * descriptors can see a thread's newer chunk published while the older one,
- * looked at a moment earlier, was not yet: so each thread's next expected
- * chunk is known, and a chunk that comes early waits for the next scan.
+ * Take chunk d, or leave it for a later pass (0). A thread's chunks must
+ * reach the file in the thread's order. A scan of the descriptors can see a
+ * thread's newer chunk published while the older one, looked at a moment
+ * earlier, was not yet: so each thread's next expected chunk is known, and
+ * a chunk that comes early waits for the next scan. One that is still early,
+ * with the same sequence, after a second of scans for dead threads (threads
+ * wait for chunks) waits for a chunk the program lost (it wrote over its
+ * descriptor): it goes, lest the pool drain. A chunk older than its thread's next was made up: refused.
  * At the end (CT_TAKE_ALL) everything left goes, in order.
  */
+#define CT_EARLY_SCANS 20 /* scans for dead threads are 50 ms apart at least: a second */
+
+static int ct_take_in_order(struct ct_collector *c, const struct ct_desc_view *d,
+			    enum ct_take take)
+{
+	uint64_t *next = ct_next_seq(c, d);
+
+	/* flight recorder: threads publish only chunks of names and flush rings with gaps */
+	if (!c->ring && d->thread_seq != *next && take != CT_TAKE_ALL) {
+		if (d->thread_seq < *next) {
+			ct_refuse(c, d);
+			return 1;
+		}
+		/* low bits: scans for dead threads that found it early; the rest: its sequence */
+		uint64_t mark = (d->thread_seq + 1) << 8;
+		if ((c->early[d->idx] & ~UINT64_C(0xff)) != mark)
+			c->early[d->idx] = mark;
+		if (take == CT_TAKE_FULL || (c->early[d->idx] & 0xff) < CT_EARLY_SCANS) {
+			c->early[d->idx] += take == CT_TAKE_DEAD;
+			return 0;
+		}
+	}
+	int salvage = d->state == CT_CHUNK_OWNED;
+	/* a thread that ended, or is gone: a new one with its id counts from 0 */
+	*next = salvage || (d->flags & CT_CHUNK_LAST) ? 0 : d->thread_seq + 1;
+	ct_collect_chunk(c, d, salvage);
+	return 1;
+}
+
 size_t ct_collect(struct ct_collector *c, enum ct_take take)
 {
-	struct ct_pool_ctl *ctl = c->pool->ctl;
+	struct ct_pool *p = c->pool;
 	size_t n = 0, done = 0;
+	uint32_t left = 0;
 
-	for (uint32_t i = 0; i < ctl->nchunks; i++) {
-		uint32_t st = atomic_load_explicit(&ctl->desc[i].state, memory_order_acquire);
-		if (ct_wanted(c, &ctl->desc[i], st, take))
-			c->order[n++] = i;
+	for (uint32_t i = 0; i < p->geo.nchunks; i++) {
+		uint32_t st = atomic_load_explicit(&p->ctl->desc[i].state, memory_order_acquire);
+		if (st == CT_CHUNK_FREE || (st == CT_CHUNK_OWNED && take == CT_TAKE_FULL))
+			continue;
+		if (st > CT_CHUNK_RECYCLING) { /* no thread writes that: never followed */
+			if (take == CT_TAKE_ALL)
+				c->refused++;
+			continue;
+		}
+		struct ct_desc_view *v = &c->views[n];
+		ct_read_desc(p, i, st, v);
+		if (ct_wanted(c, v, take))
+			n++;
 	}
-	qsort_r(c->order, n, sizeof(uint32_t), ct_by_thread, ctl);
+	qsort(c->views, n, sizeof(*c->views), ct_by_thread);
 	for (size_t i = 0; i < n; i++) {
-		struct ct_chunk_desc *d = &ctl->desc[c->order[i]];
-		int added;
-		uint64_t *next = ct_map_put(
-			&c->next_seq,
-			(uint64_t)d->instance << 32 | (uint32_t)d->tid | UINT64_C(1) << 63, &added);
-		/*
-		 * Flight recorder: threads publish only chunks of names and flush
-		 * rings with gaps (reused chunks), so any order goes.
-		 */
-		if (d->thread_seq != *next && take != CT_TAKE_ALL && !c->ring)
-			continue; /* an earlier chunk of this thread is still to come */
-		*next = d->thread_seq + 1;
-		ct_collect_chunk(c, c->order[i], atomic_load(&d->state) == CT_CHUNK_OWNED);
-		done++;
+		const struct ct_desc_view *d = &c->views[i];
+		if (!ct_desc_ok(c, d))
+			ct_refuse(c, d);
+		else if (ct_take_in_order(c, d, take))
+			done++;
+		else
+			left++;
 	}
+	c->full_left = left;
 	if (take != CT_TAKE_FULL)
 		ct_tell_untold(c, take == CT_TAKE_ALL);
 	return done;
@@ -507,21 +642,17 @@ size_t ct_collect(struct ct_collector *c, enum ct_take take)
  * Copy a chunk a live thread may be writing or reusing: valid if it was owned
  * before and after, with the same sequence number (a reuse changes it).
  */
-static int ct_copy_owned(struct ct_pool_ctl *ctl, uint32_t idx, uint64_t seq,
-			 struct ct_chunk_desc *copy, uint64_t *buf)
+static int ct_copy_owned(struct ct_pool *p, uint32_t idx, uint64_t seq, struct ct_desc_view *copy,
+			 uint64_t *buf)
 {
-	struct ct_chunk_desc *d = &ctl->desc[idx];
+	struct ct_chunk_desc *d = &p->ctl->desc[idx];
 
 	if (atomic_load_explicit(&d->state, memory_order_acquire) != CT_CHUNK_OWNED ||
 	    __atomic_load_n(&d->thread_seq, __ATOMIC_RELAXED) != seq)
 		return 0;
-	copy->instance = d->instance;
-	copy->pid = d->pid;
-	copy->tid = d->tid;
-	copy->flags = d->flags;
+	ct_read_desc(p, idx, CT_CHUNK_OWNED, copy);
 	copy->thread_seq = seq;
-	copy->base_clock = d->base_clock;
-	memcpy(buf, ct_pool_chunk(ctl, idx), ctl->chunk_size);
+	memcpy(buf, ct_rec_chunk(p, idx), p->geo.chunk_size);
 	atomic_thread_fence(memory_order_acquire);
 	return atomic_load_explicit(&d->state, memory_order_relaxed) == CT_CHUNK_OWNED &&
 	       __atomic_load_n(&d->thread_seq, __ATOMIC_RELAXED) == seq;
@@ -533,29 +664,28 @@ static int ct_copy_owned(struct ct_pool_ctl *ctl, uint32_t idx, uint64_t seq,
  */
 size_t ct_snapshot(struct ct_collector *c)
 {
-	struct ct_pool_ctl *ctl = c->pool->ctl;
-	uint64_t *buf = ct_malloc(ctl->chunk_size);
-	uint64_t *seqs = ct_malloc(ctl->nchunks * sizeof(uint64_t));
+	struct ct_pool *p = c->pool;
+	uint64_t *buf = ct_malloc(p->geo.chunk_size);
 	size_t n = 0, done = 0;
 
 	ct_collect(c, CT_TAKE_DEAD); /* threads that are gone: their rings for good */
-	for (uint32_t i = 0; i < ctl->nchunks; i++) {
-		if (atomic_load_explicit(&ctl->desc[i].state, memory_order_acquire) == CT_CHUNK_OWNED) {
-			seqs[i] = __atomic_load_n(&ctl->desc[i].thread_seq, __ATOMIC_RELAXED);
-			c->order[n++] = i;
-		}
+	for (uint32_t i = 0; i < p->geo.nchunks; i++) {
+		uint32_t st = atomic_load_explicit(&p->ctl->desc[i].state, memory_order_acquire);
+		if (st == CT_CHUNK_OWNED)
+			ct_read_desc(p, i, st, &c->views[n++]);
 	}
-	qsort_r(c->order, n, sizeof(uint32_t), ct_by_thread, ctl);
+	qsort(c->views, n, sizeof(*c->views), ct_by_thread);
 	for (size_t i = 0; i < n; i++) {
-		struct ct_chunk_desc copy;
-		if (!ct_copy_owned(ctl, c->order[i], seqs[c->order[i]], &copy, buf))
+		struct ct_desc_view copy;
+		if (!ct_copy_owned(p, c->views[i].idx, c->views[i].thread_seq, &copy, buf))
 			continue; /* reused while we copied: it was the oldest anyway */
+		if (!ct_desc_ok(c, &copy))
+			continue; /* damaged by the program: refused when it is taken */
 		ct_note_instance(c, copy.instance, copy.pid);
-		ct_encode_chunk(c, &copy, buf, ctl->chunk_size / 8, CT_EVENTS_SNAPSHOT);
+		ct_encode_chunk(c, &copy, buf, p->geo.chunk_size / 8, CT_EVENTS_SNAPSHOT);
 		done++;
 	}
 	free(buf);
-	free(seqs);
 	c->generation++;
 	return done;
 }

@@ -6,6 +6,7 @@
  * descriptor it inherited.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -26,10 +27,12 @@ int ct_pool_create(struct ct_pool *p, uint32_t chunk_size, uint32_t nchunks, uin
 
 	memset(p, 0, sizeof(*p));
 	p->size = ctl + (uint64_t)nchunks * chunk_size;
-	p->fd = memfd_create("calltrace-pool", MFD_CLOEXEC);
+	p->fd = memfd_create("calltrace-pool", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (p->fd < 0)
 		return -1;
-	if (ftruncate(p->fd, (off_t)p->size) < 0)
+	/* sealed: a program that opens the pool cannot shrink it under our mapping (SIGBUS) */
+	if (ftruncate(p->fd, (off_t)p->size) < 0 ||
+	    fcntl(p->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
 		goto fail;
 	p->ctl = mmap(NULL, p->size, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
 	if (p->ctl == MAP_FAILED)
@@ -46,6 +49,12 @@ int ct_pool_create(struct ct_pool *p, uint32_t chunk_size, uint32_t nchunks, uin
 	c->ring_chunks = ring_chunks;
 	c->lost_slots_offset = (uint32_t)slots;
 	c->skip_text_offset = (uint32_t)text;
+	p->geo = (struct ct_pool_geo){ .ctl_size = c->ctl_size,
+				       .chunk_size = chunk_size,
+				       .nchunks = nchunks,
+				       .ring_chunks = ring_chunks,
+				       .lost_slots_offset = c->lost_slots_offset,
+				       .skip_text_offset = c->skip_text_offset };
 	/* the lowest chunks on top of the free stack, so a quiet program touches few pages */
 	for (uint32_t i = nchunks; i-- > 0;)
 		ct_pool_push_free(c, i);

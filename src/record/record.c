@@ -188,10 +188,12 @@ static int ct_serve_over(struct ct_session *s)
 	for (size_t i = 0; i < s->col.ninsts; i++)
 		if (ct_pid_alive(s->col.insts[i].pid))
 			return 0;
-	for (uint32_t i = 0; i < ctl->nchunks; i++)
-		if (atomic_load(&ctl->desc[i].state) == CT_CHUNK_OWNED && ctl->desc[i].pid > 0 &&
-		    ct_pid_alive(ctl->desc[i].pid))
+	for (uint32_t i = 0; i < s->pool.geo.nchunks; i++) {
+		int32_t pid = __atomic_load_n(&ctl->desc[i].pid, __ATOMIC_RELAXED);
+		if (atomic_load(&ctl->desc[i].state) == CT_CHUNK_OWNED && pid > 0 &&
+		    ct_pid_alive(pid))
 			return 0;
+	}
 	return 1;
 }
 
@@ -201,10 +203,11 @@ static void ct_sleep(struct ct_session *s)
 	uint32_t seq = atomic_load(&ctl->wake_seq);
 
 	atomic_store(&ctl->recorder_sleeping, 1);
-	int nothing = 1;
-	for (uint32_t i = 0; i < ctl->nchunks && nothing; i++)
-		nothing = atomic_load(&ctl->desc[i].state) != CT_CHUNK_FULL;
-	if (nothing) {
+	/* published since the last pass? (those it left for later do not count) */
+	uint32_t full = 0;
+	for (uint32_t i = 0; i < s->pool.geo.nchunks && full <= s->col.full_left; i++)
+		full += atomic_load(&ctl->desc[i].state) == CT_CHUNK_FULL;
+	if (full <= s->col.full_left) {
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 		syscall(SYS_futex, &ctl->wake_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
 	}
@@ -303,8 +306,9 @@ static const char *const ct_skip_names[CT_SKIP_N] = {
 };
 
 /* Functions left unpatched: counts by reason, and their names ("name\treason" lines). */
-static void ct_meta_skips(struct ct_buf *b, struct ct_pool_ctl *ctl)
+static void ct_meta_skips(struct ct_buf *b, const struct ct_pool *pool)
 {
+	struct ct_pool_ctl *ctl = pool->ctl;
 	char line[4096] = "";
 	for (int r = 1; r < CT_SKIP_N; r++) {
 		uint32_t n = atomic_load(&ctl->skips[r]);
@@ -314,15 +318,20 @@ static void ct_meta_skips(struct ct_buf *b, struct ct_pool_ctl *ctl)
 	}
 	ct_meta_add(b, "patch_skip_reasons", line);
 
-	const char *text = (const char *)ctl + ctl->skip_text_offset;
+	/* the text is the program's to write: a copy, read within its bounds, no NUL kept */
+	char *text = ct_malloc(CT_SKIP_TEXT);
+	memcpy(text, ct_rec_skip_text(pool), CT_SKIP_TEXT);
 	uint32_t used = atomic_load(&ctl->skip_text_used);
 	struct ct_buf list = { 0 };
 	for (uint32_t at = 0; at < used && at < CT_SKIP_TEXT;) {
-		const char *nl = memchr(text + at, '\n', CT_SKIP_TEXT - at);
+		char *nl = memchr(text + at, '\n', CT_SKIP_TEXT - at);
 		if (!nl)
 			break;
 		int r = text[at] - 'a';
-		if (r > 0 && r < CT_SKIP_N) {
+		if (r > 0 && r < CT_SKIP_N && nl - text - at >= 2) {
+			for (char *ch = text + at + 2; ch < nl; ch++)
+				if (!*ch)
+					*ch = '?';
 			ct_buf_append(&list, text + at + 2, (size_t)(nl - text - at - 2));
 			ct_buf_append(&list, "\t", 1);
 			ct_buf_append(&list, ct_skip_names[r], strlen(ct_skip_names[r]));
@@ -330,6 +339,7 @@ static void ct_meta_skips(struct ct_buf *b, struct ct_pool_ctl *ctl)
 		}
 		at = (uint32_t)(nl - text) + 1;
 	}
+	free(text);
 	if (used > CT_SKIP_TEXT)
 		ct_buf_append(&list, "...\tmore than the list holds\n", 30);
 	ct_buf_append(&list, "", 1);
@@ -357,7 +367,7 @@ static void ct_write_method(struct ct_session *s)
 		ct_meta_add(&b, "patched", n);
 		snprintf(n, sizeof(n), "%u", atomic_load(&s->pool.ctl->patch_skipped));
 		ct_meta_add(&b, "patch_skipped", n);
-		ct_meta_skips(&b, s->pool.ctl);
+		ct_meta_skips(&b, &s->pool);
 	}
 	if (atomic_load(&s->pool.ctl->libcall_sites)) {
 		snprintf(n, sizeof(n), "%u", atomic_load(&s->pool.ctl->libcalls));
@@ -415,6 +425,7 @@ static void ct_finish(struct ct_session *s)
 		.exit_status = s->child_status,
 		.program_cpu_ns = ct_cpu_ns(RUSAGE_CHILDREN, NULL),
 		.flags = s->o->serve_pid ? CT_END_STANDALONE : 0,
+		.refused = s->col.refused,
 	};
 	rec.recorder_cpu_ns = ct_cpu_ns(RUSAGE_SELF, &rec.recorder_maxrss);
 	ct_writer_block(&s->w, CT_BLOCK_END, 0, &rec, sizeof(rec), NULL, 0);

@@ -43,13 +43,39 @@ int ct_record(const struct ct_record_opts *o);
 /* Standalone: record the processes of o->serve_pid's recording; fd gets the pool path. */
 int ct_serve(const struct ct_record_opts *o, int fd);
 
-/* pool.c: the shared memory the runtime writes into */
+/*
+ * pool.c: the shared memory the runtime writes into. The traced program can
+ * write all of it, so the recorder fixes the geometry when it creates the pool
+ * and keeps it here, in its own memory: every address it computes in the pool
+ * comes from this copy, never from the control area.
+ */
+struct ct_pool_geo {
+	uint32_t ctl_size, chunk_size, nchunks, ring_chunks;
+	uint32_t lost_slots_offset, skip_text_offset;
+};
+
 struct ct_pool {
 	int fd;
 	struct ct_pool_ctl *ctl;
 	uint64_t size;
+	struct ct_pool_geo geo;
 	char path[64]; /* what the runtime opens: /proc/<pid>/fd/<fd> */
 };
+
+static inline uint64_t *ct_rec_chunk(const struct ct_pool *p, uint32_t idx)
+{
+	return (uint64_t *)((char *)p->ctl + p->geo.ctl_size + (uint64_t)idx * p->geo.chunk_size);
+}
+
+static inline struct ct_lost_slot *ct_rec_lost_slots(const struct ct_pool *p)
+{
+	return (struct ct_lost_slot *)((char *)p->ctl + p->geo.lost_slots_offset);
+}
+
+static inline const char *ct_rec_skip_text(const struct ct_pool *p)
+{
+	return (const char *)p->ctl + p->geo.skip_text_offset;
+}
 
 int ct_pool_create(struct ct_pool *p, uint32_t chunk_size, uint32_t nchunks, uint32_t flags,
 		   uint32_t clock, uint32_t ring_chunks);
@@ -79,11 +105,22 @@ struct ct_rec_instance {
 	int32_t pid;
 };
 
+/*
+ * A chunk descriptor as the recorder read it, once, from shared memory: what
+ * it checks and then goes by, whatever the program writes there meanwhile.
+ */
+struct ct_desc_view {
+	uint32_t idx, state, instance, flags, used;
+	int32_t pid, tid;
+	uint64_t thread_seq, base_clock;
+};
+
 struct ct_collector {
 	struct ct_pool *pool;
 	struct ct_writer *w;
 	struct ct_encoder enc;
 	uint64_t events, lost, salvaged, abandoned, blocks, crashes;
+	uint64_t refused;	/* chunks whose descriptor the program damaged: not read */
 	struct ct_map seen; /* instance << 47 | address of every function seen */
 	struct ct_rec_module *mods;
 	size_t nmods;
@@ -93,8 +130,10 @@ struct ct_collector {
 	struct ct_map last_clock; /* per thread: the clock of its last record written */
 	int ring;		/* flight recorder */
 	uint32_t generation;	/* flight recorder: the snapshot blocks belong to */
-	uint32_t *order;	/* scratch for sorting chunk indexes */
+	struct ct_desc_view *views; /* scratch: the descriptors of the chunks to take */
 	uint32_t *read_off;	/* live: bytes of each chunk already encoded */
+	uint64_t *early;	/* per chunk: when it came early (ct_take_in_order) */
+	uint32_t full_left;	/* published chunks the last pass left for later */
 };
 
 enum ct_take {

@@ -399,7 +399,7 @@ CT_EXPORT long calltrace_attach_stop(const uint64_t *thread_pointers, long n)
 		ct_retire(ct_in_use[i].addr, ct_in_use[i].len);
 	ct_nin_use = 0;
 	if (ctl != &ct_inert_ctl) {
-		size_t len = ct_pool_size(ctl);
+		size_t len = ct_geo.size;
 		if (mmap(ctl, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 			 -1, 0) != MAP_FAILED)
 			ct_retire(ctl, len);

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "runtime.h"
 
 CT_HIDDEN struct ct_pool_ctl *ct_ctl;
+CT_HIDDEN struct ct_rt_geo ct_geo;
 CT_HIDDEN int ct_clock_tsc;
 CT_HIDDEN _Atomic int ct_state;
 CT_HIDDEN uint32_t ct_instance;
@@ -94,13 +96,22 @@ static int ct_open_pool(void)
 		return -1;
 
 	struct ct_pool_ctl hdr;
+	struct stat st;
 	void *map = MAP_FAILED;
-	if (pread(fd, &hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) && hdr.magic == CT_POOL_MAGIC &&
-	    hdr.version == CT_POOL_VERSION)
-		map = mmap(NULL, ct_pool_size(&hdr), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (pread(fd, &hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) && fstat(fd, &st) == 0 &&
+	    S_ISREG(st.st_mode) && ct_pool_geometry_ok(&hdr, (uint64_t)st.st_size))
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
 		return -1;
+	/* from here on the program may write the control area: keep our own copy */
+	ct_geo = (struct ct_rt_geo){ .size = (uint64_t)st.st_size,
+				     .ctl_size = hdr.ctl_size,
+				     .chunk_size = hdr.chunk_size,
+				     .nchunks = hdr.nchunks,
+				     .ring_chunks = hdr.ring_chunks,
+				     .lost_slots_offset = hdr.lost_slots_offset,
+				     .skip_text_offset = hdr.skip_text_offset };
 	ct_ctl = map;
 	return 0;
 }

@@ -12,11 +12,11 @@
 static struct ct_lost_slot *ct_lost_slot(struct ct_thread *t)
 {
 	if (t->lost_slot > 0)
-		return &ct_pool_lost_slots(ct_ctl)[t->lost_slot - 1];
+		return &ct_rt_lost_slots()[t->lost_slot - 1];
 	if (t->lost_slot < 0)
 		return NULL; /* none was free */
 
-	struct ct_lost_slot *slots = ct_pool_lost_slots(ct_ctl);
+	struct ct_lost_slot *slots = ct_rt_lost_slots();
 	ct_identify(t); /* a thread may drop before it ever had a chunk */
 	uint32_t start = (uint32_t)t->tid * 2654435761u % CT_LOST_SLOTS;
 	for (uint32_t k = 0; k < CT_LOST_SLOTS; k++) {
@@ -52,7 +52,7 @@ uint64_t ct_untold(struct ct_thread *t)
 {
 	if (t->lost_slot <= 0)
 		return t->lost;
-	struct ct_lost_slot *s = &ct_pool_lost_slots(ct_ctl)[t->lost_slot - 1];
+	struct ct_lost_slot *s = &ct_rt_lost_slots()[t->lost_slot - 1];
 	return atomic_load(&s->dropped) - atomic_load(&s->told) + t->lost;
 }
 
@@ -61,7 +61,7 @@ void ct_told(struct ct_thread *t, uint64_t n)
 {
 	t->lost = 0;
 	if (t->lost_slot > 0) {
-		struct ct_lost_slot *s = &ct_pool_lost_slots(ct_ctl)[t->lost_slot - 1];
+		struct ct_lost_slot *s = &ct_rt_lost_slots()[t->lost_slot - 1];
 		atomic_store(&s->told, atomic_load(&s->told) + n);
 	}
 }

@@ -66,7 +66,7 @@ uintptr_t ct_map_near(uintptr_t lo, uintptr_t hi, size_t size)
 
 void ct_patch_count_skip(int reason, const char *name)
 {
-	char *text = (char *)ct_ctl + ct_ctl->skip_text_offset;
+	char *text = (char *)ct_ctl + ct_geo.skip_text_offset;
 	atomic_fetch_add(&ct_ctl->patch_skipped, 1);
 	atomic_fetch_add(&ct_ctl->skips[reason], 1);
 	if (!name) /* a patchable entry: the reader has no name for it either */

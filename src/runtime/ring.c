@@ -27,16 +27,18 @@ int ct_ring_next(struct ct_thread *t)
 	struct ct_pool_ctl *ctl = ct_ctl;
 	int64_t idx = -1;
 
-	if (t->ring_count < ctl->ring_chunks &&
+	if (t->ring_count < ct_geo.ring_chunks &&
 	    (atomic_load(&ctl->free_count) > CT_RING_RESERVE || !t->ring_count))
-		idx = ct_pool_pop_free(ctl);
+		idx = ct_rt_pop_free(ctl);
 	if (idx >= 0) {
 		t->ring_count++;
-	} else if (t->ring_count) {
+	} else if (t->ring_count && t->ring_head > 0 && (uint32_t)t->ring_head <= ct_geo.nchunks) {
 		idx = t->ring_head - 1;
-		t->ring_head = (int32_t)atomic_load(&ctl->desc[idx].next);
+		/* the link is in shared memory: a bad one ends the ring at the next turn */
+		uint32_t next = atomic_load(&ctl->desc[idx].next);
+		t->ring_head = next <= ct_geo.nchunks ? (int32_t)next : 0;
 		atomic_store(&ctl->desc[idx].state, CT_CHUNK_RECYCLING);
-		memset(ct_pool_chunk(ctl, (uint32_t)idx), 0, ctl->chunk_size);
+		memset(ct_rt_chunk((uint32_t)idx), 0, ct_geo.chunk_size);
 	} else {
 		return 0;
 	}

@@ -90,10 +90,10 @@ static void ct_retire_chunk(struct ct_thread *t, uint32_t flags)
 	int32_t idx = chunk - 1;
 	struct ct_pool_ctl *ctl = ct_ctl;
 	struct ct_chunk_desc *d = &ctl->desc[idx];
-	uint64_t *start = ct_pool_chunk(ctl, (uint32_t)idx);
+	uint64_t *start = ct_rt_chunk((uint32_t)idx);
 	uint64_t used = (uint64_t)((char *)pos - (char *)start);
 
-	d->used = used > ctl->chunk_size ? ctl->chunk_size : (uint32_t)used;
+	d->used = used > ct_geo.chunk_size ? ct_geo.chunk_size : (uint32_t)used;
 	d->flags |= flags;
 	if (t->in_ring) {
 		t->in_ring = 0;
@@ -108,13 +108,46 @@ static void ct_retire_chunk(struct ct_thread *t, uint32_t flags)
 	ct_publish(ctl, idx);
 }
 
+/*
+ * ct_pool_pop_free() with the links checked: the program can write the free
+ * stack, and a link out of the pool would send us outside it. A damaged stack
+ * stops tracing (the recorder could not give us a chunk back either); the
+ * program goes on. This runs once per chunk, never per call.
+ */
+int64_t ct_rt_pop_free(struct ct_pool_ctl *ctl)
+{
+	uint64_t head = atomic_load_explicit(&ctl->free_head, memory_order_acquire);
+	for (;;) {
+		uint32_t top = (uint32_t)head;
+		if (!top)
+			return -1;
+		if (top > ct_geo.nchunks)
+			goto damaged;
+		uint32_t next =
+			atomic_load_explicit(&ctl->desc[top - 1].next, memory_order_relaxed);
+		if (next > ct_geo.nchunks || next == top)
+			goto damaged;
+		uint64_t tagged = ((head >> 32) + 1) << 32 | next;
+		if (atomic_compare_exchange_weak_explicit(&ctl->free_head, &head, tagged,
+							  memory_order_acq_rel,
+							  memory_order_acquire)) {
+			atomic_fetch_sub_explicit(&ctl->free_count, 1, memory_order_relaxed);
+			return top - 1;
+		}
+	}
+damaged:
+	if (ctl == ct_ctl)
+		atomic_store(&ctl->state, CT_POOL_DETACHED);
+	return -1;
+}
+
 /* A free chunk, waiting for the recorder if there is none (unless lossy and not must). */
 static int64_t ct_acquire_free(struct ct_pool_ctl *ctl, int must)
 {
 	for (;;) {
 		if (ctl != ct_ctl) /* attach stopped while we waited: this pool is gone */
 			return -1;
-		int64_t idx = ct_pool_pop_free(ctl);
+		int64_t idx = ct_rt_pop_free(ctl);
 		if (idx >= 0)
 			return idx;
 		if (((ctl->flags & CT_POOL_LOSSY) && !must) || !ct_tracing())
@@ -124,7 +157,7 @@ static int64_t ct_acquire_free(struct ct_pool_ctl *ctl, int must)
 		atomic_fetch_add(&ctl->free_waiters, 1);
 		atomic_fetch_add(&ctl->wait_count, 1);
 		ct_wake_recorder(ctl, 1);
-		idx = ct_pool_pop_free(ctl);
+		idx = ct_rt_pop_free(ctl);
 		if (idx < 0) {
 			struct timespec ts = { 0, 100 * 1000 * 1000 };
 			long r = ct_futex(&ctl->free_seq, FUTEX_WAIT, seq, &ts);
@@ -165,8 +198,8 @@ void ct_make_current(struct ct_thread *t, uint32_t idx, int in_ring)
 
 	t->chunk = (int32_t)idx + 1;
 	t->in_ring = (uint8_t)in_ring;
-	t->start = t->pos = ct_pool_chunk(ctl, idx);
-	t->end = t->start + ctl->chunk_size / 8;
+	t->start = t->pos = ct_rt_chunk(idx);
+	t->end = t->start + ct_geo.chunk_size / 8;
 	ct_arm_thread_end(t);
 }
 
