@@ -129,6 +129,11 @@ check: deps-test
 bench: all
 	@bench/run.sh
 
+# make fuzz [FUZZ_TIME=600]: the libFuzzer harnesses, each run FUZZ_TIME seconds
+# (tests/fuzz/fuzz.mk, docs/FUZZING.md)
+fuzz:
+	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk BUILD=$(BUILD) run
+
 clean:
 	rm -rf $(BUILD)
 
@@ -220,5 +225,5 @@ uninstall:
 	$(call ct_check_uninstall,$(INST_FILES))
 	rm -f $(foreach f,$(INST_FILES),'$(DESTDIR)$(f)')
 
-.PHONY: wrappers all deps deps-test deps-check demo check bench clean install uninstall
+.PHONY: wrappers all deps deps-test deps-check demo check bench fuzz clean install uninstall
 -include $(TOOL_OBJS:.o=.d) $(RT_OBJS:.o=.d) $(API_OBJS:.o=.d) $(WRAP_OBJS:.o=.d) $(PLUGIN_OBJS:.o=.d)

@@ -20,6 +20,9 @@ if [ "${1:-}" = --test ]; then
 	command -v protoc >/dev/null 2>&1 || need="$need protobuf-compiler"
 	command -v chromium >/dev/null 2>&1 || need="$need chromium"
 	command -v zstd >/dev/null 2>&1 || need="$need zstd"
+	# libFuzzer and the sanitizers' run-times of clang (tests/fuzz)
+	[ -f "$(clang -print-runtime-dir 2>/dev/null)/libclang_rt.fuzzer-x86_64.a" ] ||
+		need="$need libclang-rt-dev"
 	for t in autoconf cmake; do command -v $t >/dev/null 2>&1 || need="$need $t"; done
 fi
 
