@@ -17,13 +17,17 @@ CFLAGS	?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -DCT_VERSION=\"$(VERSION)\"
 
 # make SANITIZE=address,undefined: the tool (build/calltrace: readers, recorder,
-# renderers) built with the sanitizers, into its own build directory. The runtime,
-# the DWARF plugin and the wrappers stay plain: they live inside traced programs,
-# where ASan's run-time cannot be loaded after the program's own libraries.
+# renderers) and the compiler wrappers built with the sanitizers, into their own
+# build directory. The runtime and the DWARF plugin stay plain: they live inside
+# traced programs, where ASan's run-time cannot be loaded after the program's own
+# libraries. gcc's run-times are linked statically: as two shared libraries,
+# libasan and libubsan interpose each other's common parts and UBSan's reports
+# ignore log_path (tests/run.sh collects every report from log files).
 SANITIZE ?=
 ifneq ($(SANITIZE),)
 BUILD	:= build-san
-SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all \
+	$(if $(findstring clang,$(CC)),,-static-libasan -static-libubsan)
 endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)

@@ -3,6 +3,8 @@
 # calltrace's test suite (`make check` runs it after building).
 #
 #   tests/run.sh [REGEX]     REGEX selects test programs by name (default: all)
+#   tests/run.sh bad         only the bad-input tests (and the callbacks program
+#                            they damage a trace of, with the first combo)
 #
 # Environment:
 #   BUILD=build              build directory, relative to the repository root
@@ -34,6 +36,10 @@ CT=${CALLTRACE:-$B/calltrace}
 JOBS=${JOBS:-2}
 COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O2-fentry clang-O0-fentry gcc-O2-patchable clang-O0-patchable gcc-O2-mcount clang-O0-mcount gcc-O2-patch clang-O0-patch gcc-O2-patchlc}
 FILTER=${1:-}
+only_bad=0
+if [ "$FILTER" = bad ]; then
+	only_bad=1 FILTER='^callbacks$' COMBOS=${COMBOS%% *}
+fi
 LIB=$ROOT/tests/lib
 T_READ=${T_READ:-60}
 T_SUITE=${T_SUITE:-600} # seconds a sub-suite may take before it is stopped as hung
@@ -63,6 +69,18 @@ finish() {
 
 mkdir -p "$OUT"
 rm -rf "$OUT/results" "$OUT/bad"
+
+# A sanitized tool (make check SANITIZE=..., which sets CT_SAN_FLAGS): every
+# report goes to a file under $OUT/sanitizer, also from a command whose stderr
+# a test throws away, and the run fails if there is any (sanitizer/clean).
+SAN_LOGS=
+if [ -n "${CT_SAN_FLAGS:-}" ]; then
+	SAN_LOGS=$OUT/sanitizer
+	rm -rf "$SAN_LOGS"
+	mkdir -p "$SAN_LOGS"
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}:halt_on_error=1:log_path=$SAN_LOGS/asan
+	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-}:halt_on_error=1:print_stacktrace=1:log_path=$SAN_LOGS/ubsan
+fi
 
 if [ -x "$CT" ]; then
 	ok calltrace-built
@@ -161,7 +179,7 @@ expect_torn() {
 	return 1
 }
 
-if [ -n "$CT" ] && [ -z "$FILTER" ]; then
+if [ -n "$CT" ] && { [ -z "$FILTER" ] || [ $only_bad = 1 ]; }; then
 	D=$OUT/bad
 	mkdir -p "$D/empty-cwd"
 	cd "$D" || exit 2
@@ -344,4 +362,13 @@ if [ -f "$ROOT/tests/unit/run.sh" ] && [ -z "$FILTER" ]; then
 	fi
 fi
 
+if [ -n "$SAN_LOGS" ]; then
+	if [ -z "$(ls -A "$SAN_LOGS")" ]; then
+		ok sanitizer/clean
+	else
+		for f in "$SAN_LOGS"/*; do
+			bad "sanitizer/clean" "a report in $f" "$f"
+		done
+	fi
+fi
 finish

@@ -97,6 +97,8 @@ void ct_buf_reserve(struct ct_buf *b, size_t extra)
 
 void ct_buf_append(struct ct_buf *b, const void *p, size_t n)
 {
+	if (n == 0) /* p and b->data may both be NULL: memcpy must not see them */
+		return;
 	ct_buf_reserve(b, n);
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
