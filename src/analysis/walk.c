@@ -81,6 +81,11 @@ struct ct_walker {
 	const struct ct_event *cur; /* the call event being built, if its values came */
 	struct ct_call_values values;
 	struct ct_captured captured;
+	/*
+	 * The payload captured points into: a copy, because in a block an extended
+	 * record's payload has any alignment and the decoded values are read as u64.
+	 */
+	struct ct_buf captured_payload;
 };
 
 static size_t ct_count(const char **v)
@@ -225,13 +230,14 @@ static const struct ct_call_values *ct_values_of(struct ct_walker *tw, const str
 }
 
 /* A PENDING call keeps a copy of what it was given, for when it is shown. */
-static void ct_keep_args(struct ct_wframe *f, const struct ct_call_values *v, const struct ct_event *ev)
+static void ct_keep_args(struct ct_wframe *f, const struct ct_call_values *v,
+			 const struct ct_buf *payload)
 {
 	f->args.len = 0;
 	f->proto = NULL;
 	if (!v || !v->args)
 		return;
-	ct_buf_append(&f->args, ev->ext, ev->ext_len);
+	ct_buf_append(&f->args, payload->data, payload->len);
 	f->proto = v->proto;
 	f->proto_len = v->proto_len;
 }
@@ -321,7 +327,7 @@ static void ct_walk_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 		f->vis = CT_PENDING;
 		tw->npending++;
 		if (tw->cur)
-			ct_keep_args(f, ct_values_of(tw, bf, CT_EV_ENTER), tw->cur);
+			ct_keep_args(f, ct_values_of(tw, bf, CT_EV_ENTER), &tw->captured_payload);
 		else
 			f->args.len = 0;
 	} else {
@@ -555,8 +561,12 @@ static int ct_values_for_held(struct ct_walker *tw, const struct ct_event *ev)
 {
 	const struct ct_event *h = &tw->held;
 	uint16_t want = h->kind == CT_EV_ENTER ? CT_EXT_ARGS : CT_EXT_RETVAL;
-	if (ev->kind != CT_EV_EXT || ev->ext_type != want || (ev->ext_len & 7) ||
-	    ct_captured_decode((const uint64_t *)ev->ext, ev->ext_len / 8, &tw->captured) < 0 ||
+	if (ev->kind != CT_EV_EXT || ev->ext_type != want || (ev->ext_len & 7))
+		return 0;
+	tw->captured_payload.len = 0;
+	ct_buf_append(&tw->captured_payload, ev->ext, ev->ext_len);
+	if (ct_captured_decode((const uint64_t *)tw->captured_payload.data, ev->ext_len / 8,
+			       &tw->captured) < 0 ||
 	    tw->captured.sp_tag != (uint32_t)h->sp)
 		return 0;
 	struct ct_walk *w = tw->w;
@@ -607,6 +617,7 @@ void ct_walker_end(struct ct_walker *tw)
 	ct_builder_free(&tw->b);
 	for (uint32_t i = 0; i < tw->cap; i++)
 		ct_buf_free(&tw->stack[i].args);
+	ct_buf_free(&tw->captured_payload);
 	free(tw->stack);
 	free(tw->fcache);
 	free(tw);
