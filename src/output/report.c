@@ -255,7 +255,7 @@ static void ct_report_thread_begin(void *ctx, const struct ct_thread_info *th)
 {
 	struct ct_report *r = ctx;
 	(void)th;
-	if (r->per_thread)
+	if (r->per_thread && r->thread.nst) /* none yet before the first thread: st is NULL */
 		memset(r->thread.st, 0, r->thread.nst * sizeof(*r->thread.st));
 }
 
