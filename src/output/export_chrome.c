@@ -315,7 +315,8 @@ static void ct_cr_exit(void *ctx, const struct ct_call *c)
 			CT_PUT_LIT(p, "\"close\":\"unfinished\"");
 		if (fr->vals.len && c->how != CT_CLOSE_RETURN)
 			*p++ = ',';
-		memcpy(p, fr->vals.data, fr->vals.len);
+		if (fr->vals.len) /* a call without values has no buffer: memcpy from NULL */
+			memcpy(p, fr->vals.data, fr->vals.len);
 		p += fr->vals.len;
 		*p++ = '}';
 	}
