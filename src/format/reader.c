@@ -380,7 +380,8 @@ struct ct_trace *ct_trace_open(const char *path, char *err, size_t errlen)
 	t->next_offset = sizeof(fh);
 	if (ct_read_blocks(t, err, errlen) < 0)
 		goto fail;
-	qsort(t->threads, t->nthreads, sizeof(*t->threads), ct_thread_cmp);
+	if (t->nthreads) /* a trace without events has no array: qsort must not see NULL */
+		qsort(t->threads, t->nthreads, sizeof(*t->threads), ct_thread_cmp);
 	for (size_t i = 0; i < t->nthreads; i++)
 		for (size_t j = 0; j < t->nprocs; j++)
 			if (t->procs[j].rec.instance == t->threads[i].instance)
