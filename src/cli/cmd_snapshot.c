@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -43,6 +44,40 @@ static char *ct_pool_path_of(pid_t pid)
 	return NULL;
 }
 
+/*
+ * Open the pool a process names, only if it is one. The name comes from the
+ * program's environment, which the program chose: it must be what a recorder
+ * gives (/proc/RPID/fd/N, which the kernel lets us open only if we may read
+ * RPID as a debugger would, so we open nothing with more rights than ours),
+ * and what is there must be a regular file, sealed against shrinking (no
+ * SIGBUS under our mapping), with the magic, the version and a geometry that
+ * adds up to its size. Returns the fd and the header, or -1 with why.
+ */
+static int ct_open_pool(const char *path, struct ct_pool_ctl *hdr, const char **why)
+{
+	int rpid, n, len = -1;
+	if (sscanf(path, "/proc/%d/fd/%d%n", &rpid, &n, &len) != 2 || len < 0 ||
+	    (size_t)len != strlen(path) || rpid <= 0 || n < 0) {
+		*why = "not a recorder's pool";
+		return -1;
+	}
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		*why = errno == ENOENT ? "its recorder is gone" : strerror(errno);
+		return -1;
+	}
+	struct stat st;
+	*why = "not a calltrace pool";
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < sizeof(*hdr) ||
+	    !(fcntl(fd, F_GET_SEALS) & F_SEAL_SHRINK) ||
+	    pread(fd, hdr, sizeof(*hdr), 0) != (ssize_t)sizeof(*hdr) ||
+	    !ct_pool_geometry_ok(hdr, (uint64_t)st.st_size)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static int ct_request_snapshot(pid_t pid)
 {
 	if (kill(pid, 0) < 0 && errno == ESRCH) {
@@ -55,23 +90,25 @@ static int ct_request_snapshot(pid_t pid)
 			 (int)pid);
 		return CT_EXIT_USAGE;
 	}
-	int fd = open(pool, O_RDWR | O_CLOEXEC);
+	struct ct_pool_ctl hdr;
+	const char *why;
+	int fd = ct_open_pool(pool, &hdr, &why);
+	if (fd < 0) {
+		ct_error("snapshot: the pool process %d names (CALLTRACE_POOL): %s", (int)pid, why);
+		free(pool);
+		return CT_EXIT_USAGE;
+	}
 	free(pool);
-	struct ct_pool_ctl *ctl = MAP_FAILED;
-	if (fd >= 0)
-		ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (fd >= 0)
-		close(fd);
-	if (ctl == MAP_FAILED || ctl->magic != CT_POOL_MAGIC) {
-		ct_error("snapshot: the recorder of process %d is gone", (int)pid);
-		if (ctl != MAP_FAILED)
-			munmap(ctl, sizeof(*ctl));
+	/* only the control area; what we go by is the header we checked */
+	struct ct_pool_ctl *ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (ctl == MAP_FAILED) {
+		ct_error("snapshot: cannot map the pool of process %d: %s", (int)pid, strerror(errno));
 		return 1;
 	}
-	int ring = ctl->flags & CT_POOL_RING;
-	if (ring) {
+	int ring = hdr.flags & CT_POOL_RING;
+	if (ring)
 		ct_pool_request_snapshot(ctl);
-	}
 	munmap(ctl, sizeof(*ctl));
 	if (!ring) {
 		ct_error("snapshot: process %d is recorded in full, not as a flight recorder "
