@@ -23,6 +23,8 @@ if [ "${1:-}" = --test ]; then
 	# libFuzzer and the sanitizers' run-times of clang (tests/fuzz)
 	[ -f "$(clang -print-runtime-dir 2>/dev/null)/libclang_rt.fuzzer-x86_64.a" ] ||
 		need="$need libclang-rt-dev"
+	command -v setcap >/dev/null 2>&1 || need="$need libcap2-bin" # tests/privilege
+	command -v setpriv >/dev/null 2>&1 || need="$need util-linux"
 	for t in autoconf cmake; do command -v $t >/dev/null 2>&1 || need="$need $t"; done
 fi
 

@@ -18,55 +18,64 @@
 #include "../util/util.h"
 
 /*
- * What is at path before a recording: a file or a symbolic link is moved
- * aside to PATH.old (a link is moved, not followed), so the trace is a new
- * file. A directory or a device is not ours to move.
+ * The trace holds command lines, the working directory and, with -a,
+ * argument strings: it is created 0600, as perf's are, and only ever as a new
+ * file. It is made under a unique name beside its place (mkostemp: O_CREAT |
+ * O_EXCL, so no link planted in a shared directory is followed) and renamed
+ * there when the recording starts; a failed start leaves what was at the path
+ * alone. Only a file or a link may be replaced, not a directory or a device.
  */
-static int ct_move_aside(struct ct_writer *w, const char *path)
+int ct_writer_open(struct ct_writer *w, const char *path)
 {
 	struct stat st;
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -1; /* gone meanwhile: try again */
-	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
-		errno = S_ISDIR(st.st_mode) ? EISDIR : EEXIST;
+
+	memset(w, 0, sizeof(*w));
+	w->fd = -1;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		return -1;
 	}
-	char *old = ct_printf("%s.old", path);
-	if (rename(path, old) < 0) {
+	w->path = ct_strdup(path);
+	w->tmp = ct_printf("%s.XXXXXX", path);
+	w->fd = mkostemp(w->tmp, O_CLOEXEC);
+	if (w->fd < 0) {
 		int err = errno;
-		free(old);
+		free(w->tmp);
+		free(w->path);
+		w->tmp = w->path = NULL;
 		errno = err;
 		return -1;
 	}
-	free(w->moved_aside);
-	w->moved_aside = old;
 	return 0;
 }
 
 /*
- * The trace holds command lines, the working directory and, with -a,
- * argument strings: it is created 0600, as perf's are, and only ever as a new
- * file (O_EXCL, O_NOFOLLOW), so that a link planted at its path in a shared
- * directory makes us write nowhere else.
+ * The trace takes its place: a file or a link already there is moved aside
+ * to PATH.old (a link is moved, not followed), then ours is renamed in. From
+ * here a recorder killed at any moment leaves a readable trace at PATH.
  */
-int ct_writer_open(struct ct_writer *w, const char *path)
+static int ct_take_place(struct ct_writer *w)
 {
-	memset(w, 0, sizeof(*w));
-	w->fd = -1;
-	for (int tries = 0; tries < 3 && w->fd < 0; tries++) {
-		w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (w->fd >= 0 || errno != EEXIST || ct_move_aside(w, path) < 0)
-			break;
+	struct stat st;
+	if (lstat(w->path, &st) == 0) {
+		char *old = ct_printf("%s.old", w->path);
+		int r = rename(w->path, old);
+		free(old);
+		if (r < 0)
+			return -1;
 	}
-	w->created = w->fd >= 0;
-	return w->fd < 0 ? -1 : 0;
+	if (rename(w->tmp, w->path) < 0)
+		return -1;
+	free(w->tmp);
+	w->tmp = NULL;
+	return 0;
 }
 
 int ct_writer_start(struct ct_writer *w)
 {
 	struct ct_file_header h = { .version = CT_FILE_VERSION, .header_size = sizeof(h) };
 	memcpy(h.magic, CT_FILE_MAGIC, sizeof(h.magic));
-	if (ftruncate(w->fd, 0) < 0 || write(w->fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
+	if (ct_take_place(w) < 0 || write(w->fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
 		w->error = errno ? errno : EIO;
 		return -1;
 	}
@@ -75,16 +84,21 @@ int ct_writer_start(struct ct_writer *w)
 	return 0;
 }
 
+static void ct_writer_forget(struct ct_writer *w)
+{
+	if (w->tmp)
+		unlink(w->tmp); /* never took its place */
+	free(w->tmp);
+	free(w->path);
+	w->tmp = w->path = NULL;
+}
+
 void ct_writer_abandon(struct ct_writer *w, const char *path)
 {
+	(void)path; /* the writer knows it */
 	close(w->fd);
 	w->fd = -1;
-	if (w->created)
-		unlink(path);
-	if (w->created && w->moved_aside) /* nothing recorded: the earlier trace is back */
-		rename(w->moved_aside, path);
-	free(w->moved_aside);
-	w->moved_aside = NULL;
+	ct_writer_forget(w);
 }
 
 static int ct_write_all(struct ct_writer *w, struct iovec *iov, int n, size_t total)
@@ -167,8 +181,7 @@ int ct_writer_close(struct ct_writer *w)
 	free(w->zbuf);
 	w->cctx = NULL;
 	w->zbuf = NULL;
-	free(w->moved_aside);
-	w->moved_aside = NULL;
+	ct_writer_forget(w);
 	if (r)
 		errno = w->error;
 	return r;

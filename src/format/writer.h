@@ -11,20 +11,20 @@ struct ZSTD_CCtx_s;
 
 struct ct_writer {
 	int fd;
-	uint64_t offset;   /* end of the last complete block */
-	int error;	   /* errno of the first failed write; later writes are skipped */
-	int created;	   /* ct_writer_open made the file */
-	char *moved_aside; /* PATH.old, where an earlier file at the path went */
+	uint64_t offset; /* end of the last complete block */
+	int error;	 /* errno of the first failed write; later writes are skipped */
+	char *path;	 /* the trace's place */
+	char *tmp;	 /* its name until ct_writer_start puts it there */
 	struct ZSTD_CCtx_s *cctx;
 	void *zbuf;
 	size_t zcap;
 };
 
-/* Create path anew, 0600; a file or link already there is moved to PATH.old. */
+/* A new 0600 file beside path, not yet in its place; what is at path stays. */
 int ct_writer_open(struct ct_writer *w, const char *path);
-/* Truncate and write the file header: from here on the file is ours. */
+/* Move what is at path to PATH.old, put ours there, write the file header. */
 int ct_writer_start(struct ct_writer *w);
-/* Give up before ct_writer_start: remove the new file, put PATH.old back. */
+/* Give up before ct_writer_start: the new file goes, what was at path stays. */
 void ct_writer_abandon(struct ct_writer *w, const char *path);
 /* A block whose payload is the concatenation of a and b (either may be empty). */
 int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const void *a,
