@@ -53,6 +53,8 @@ static char *ct_pool_path_of(pid_t pid)
  * SIGBUS under our mapping), with the magic, the version and a geometry that
  * adds up to its size. Returns the fd and the header, or -1 with why.
  */
+static const char ct_recorder_gone[] = "its recorder is gone";
+
 static int ct_open_pool(const char *path, struct ct_pool_ctl *hdr, const char **why)
 {
 	int rpid, n, len = -1;
@@ -63,7 +65,7 @@ static int ct_open_pool(const char *path, struct ct_pool_ctl *hdr, const char **
 	}
 	int fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
-		*why = errno == ENOENT ? "its recorder is gone" : strerror(errno);
+		*why = errno == ENOENT ? ct_recorder_gone : strerror(errno);
 		return -1;
 	}
 	struct stat st;
@@ -96,7 +98,7 @@ static int ct_request_snapshot(pid_t pid)
 	if (fd < 0) {
 		ct_error("snapshot: the pool process %d names (CALLTRACE_POOL): %s", (int)pid, why);
 		free(pool);
-		return CT_EXIT_USAGE;
+		return why == ct_recorder_gone ? 1 : CT_EXIT_USAGE;
 	}
 	free(pool);
 	/* only the control area; what we go by is the header we checked */
