@@ -26,6 +26,8 @@ static int ct_pread_all(int fd, void *buf, size_t len, uint64_t off)
 
 static void ct_add_meta(struct ct_trace *t, const uint8_t *p, uint32_t len)
 {
+	if (!len) /* an empty block's payload may be NULL: no pointer arithmetic on it */
+		return;
 	const char *s = (const char *)p, *end = s + len;
 	while (s < end) {
 		const char *k = s, *v = memchr(s, 0, (size_t)(end - s));
