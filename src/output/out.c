@@ -42,6 +42,15 @@ static void ct_out_fixed3(struct ct_out *o, double v, int width)
 	o->buf[o->len++] = (char)('0' + milli % 10);
 }
 
+/*
+ * A double as u64, saturated: clocks come from the trace, and a converted
+ * value that u64 cannot hold is undefined behaviour.
+ */
+static uint64_t ct_sat_u64(double v)
+{
+	return v >= 18446744073709549568.0 ? UINT64_MAX : v > 0 ? (uint64_t)v : 0;
+}
+
 void ct_out_duration(struct ct_out *o, double ns)
 {
 	if (ns < 0)
@@ -56,7 +65,7 @@ void ct_out_duration(struct ct_out *o, double ns)
 		ct_out_fixed3(o, ns / 1e9, 3);
 		ct_out_mem(o, "  s", 3);
 	} else {
-		ct_out_uint(o, (uint64_t)(ns / 1e9), 7);
+		ct_out_uint(o, ct_sat_u64(ns / 1e9), 7);
 		ct_out_mem(o, "  s", 3);
 	}
 }
@@ -65,7 +74,7 @@ void ct_out_seconds(struct ct_out *o, double ns)
 {
 	if (ns < 0)
 		ns = 0;
-	uint64_t nano = (uint64_t)(ns + 0.5);
+	uint64_t nano = ct_sat_u64(ns + 0.5);
 	ct_out_uint(o, nano / 1000000000u, 4);
 	ct_out_char(o, '.');
 	char frac[9];
