@@ -160,7 +160,7 @@ int ct_cmd_attach(int argc, char **argv)
 		ct_error("attach: not permitted to trace process %d (owned by another user; see "
 			 "/proc/sys/kernel/yama/ptrace_scope)",
 			 (int)o.attach_pid);
-		return CT_EXIT_USAGE;
+		return 1; /* as for every refusal to trace (man calltrace-attach) */
 	}
 	if (o.buffer_size / o.chunk_size < 4)
 		o.buffer_size = 4ull * o.chunk_size;
