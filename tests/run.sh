@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 # calltrace's test suite (`make check` runs it after building).
 #
-#   tests/run.sh [REGEX]     REGEX selects test programs by name (default: all)
-#   tests/run.sh bad         only the bad-input tests (and the callbacks program
-#                            they damage a trace of, with the first combo)
+#   tests/run.sh [REGEX]     REGEX selects test programs by name (default: all),
+#                            and the sub-suites, the bad-input tests (bad) and the
+#                            unit tests (unit) whose name it matches
 #
 # Environment:
 #   BUILD=build              build directory, relative to the repository root
@@ -36,10 +36,7 @@ CT=${CALLTRACE:-$B/calltrace}
 JOBS=${JOBS:-2}
 COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O2-fentry clang-O0-fentry gcc-O2-patchable clang-O0-patchable gcc-O2-mcount clang-O0-mcount gcc-O2-patch clang-O0-patch gcc-O2-patchlc}
 FILTER=${1:-}
-only_bad=0
-if [ "$FILTER" = bad ]; then
-	only_bad=1 FILTER='^callbacks$' COMBOS=${COMBOS%% *}
-fi
+selected() { [ -z "$FILTER" ] || [[ $1 =~ $FILTER ]]; }
 LIB=$ROOT/tests/lib
 T_READ=${T_READ:-60}
 T_SUITE=${T_SUITE:-600} # seconds a sub-suite may take before it is stopped as hung
@@ -96,17 +93,23 @@ progs=()
 for f in "$ROOT"/tests/programs/*.c "$ROOT"/tests/programs/*.cpp; do
 	[ -f "$f" ] || continue
 	p=$(basename "${f%.*}")
-	if [ -n "$FILTER" ] && ! [[ $p =~ $FILTER ]]; then
-		continue
-	fi
-	progs+=("$p")
+	selected "$p" && progs+=("$p")
 done
+# The bad-input tests damage a trace of callbacks: built with the first combo
+# when the filter leaves it out.
+extra_job=
+if selected bad && ! selected callbacks; then
+	extra_job="callbacks ${COMBOS%% *}"
+fi
 # The slowest jobs first (an 800 MB replay 20000 calls deep), for packing.
-for p in "${progs[@]}"; do
-	for c in $COMBOS; do
-		echo "$p $c"
+{
+	for p in "${progs[@]}"; do
+		for c in $COMBOS; do
+			echo "$p $c"
+		done
 	done
-done | awk '$1 == "recursion" { print; next } { rest[n++] = $0 }
+	[ -z "$extra_job" ] || echo "$extra_job"
+} | awk '$1 == "recursion" { print; next } { rest[n++] = $0 }
 	END { for (i = 0; i < n; i++) print rest[i] }' | xargs -r -P "$JOBS" -n 2 "$LIB/job.sh"
 
 for p in "${progs[@]}"; do
@@ -179,7 +182,7 @@ expect_torn() {
 	return 1
 }
 
-if [ -n "$CT" ] && { [ -z "$FILTER" ] || [ $only_bad = 1 ]; }; then
+if [ -n "$CT" ] && selected bad; then
 	D=$OUT/bad
 	mkdir -p "$D/empty-cwd"
 	cd "$D" || exit 2
@@ -318,7 +321,7 @@ fi
 subsuite() { # NAME SCRIPT
 	local name=$1 script=$2 so=$OUT/$1.out st n m
 	[ -n "$CT" ] || return 0
-	[ -z "$FILTER" ] || [[ $name =~ $FILTER ]] || return 0
+	selected "$name" || return 0
 	# A sub-suite that hangs must not hang the whole run: it is stopped after
 	# T_SUITE seconds, and what it printed so far still counts.
 	(cd "$ROOT" && OUT=$OUT CT=$CT PY=$PY BUILD=$BUILD CALLTRACE=$CT TEST_OUT=$OUT \
@@ -345,7 +348,7 @@ for s in "$ROOT"/tests/*/run.sh; do
 done
 
 # ---- unit tests (tests/unit/, the tool's own) ----------------------------------------
-if [ -f "$ROOT/tests/unit/run.sh" ] && [ -z "$FILTER" ]; then
+if [ -f "$ROOT/tests/unit/run.sh" ] && selected unit; then
 	U=$OUT/unit.out
 	(cd "$ROOT" && BUILD=$BUILD bash tests/unit/run.sh) >"$U" 2>&1
 	st=$?
