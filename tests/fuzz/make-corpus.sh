@@ -80,7 +80,7 @@ rec srcline --srcline -- ./args one two three
 rec libcalls --libcalls -- ./libcalls
 rec ring --ring=256K --chunk-size=4K -- ./threads
 rec lossy --lossy -b 256K --chunk-size=4K -- ./busy
-rec exceptions_args -a --libcalls -- ./args one two three
+rec args_libcalls -a --libcalls -- ./args one two three
 
 # fuzz_events takes a sequence of [u32 length][EVENTS payload]: each trace's
 # blocks of one thread in order, so the decoder also sees a second block.
