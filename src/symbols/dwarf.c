@@ -199,7 +199,7 @@ static int ct_range_order(const void *a, const void *b)
 /* The DIE whose range holds addr; fresh: the table was just filled, sort it first. */
 static int ct_range_find(struct ct_range_table *t, int fresh, uint64_t addr, Dwarf_Die *die)
 {
-	if (fresh)
+	if (fresh && t->n) /* an empty table has no array: qsort must not see NULL */
 		qsort(t->v, t->n, sizeof(*t->v), ct_range_order);
 	size_t lo = 0, hi = t->n;
 	while (lo < hi) { /* the first range starting after addr */

@@ -115,11 +115,14 @@ char *find_program(const char *name, int *err, bool *masked)
 		full = xasprintf("%s/%s", *dir ? dir : ".", name);
 		if (executable(full, err)) {
 			/* a "gcc" in PATH may be this wrapper under another name: look further */
-			if (!is_self(full))
+			if (!is_self(full)) {
+				free(copy);
 				return full;
+			}
 			*masked = true;
 		}
 		free(full);
 	}
+	free(copy);
 	return NULL;
 }

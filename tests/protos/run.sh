@@ -40,7 +40,8 @@ finish() {
 # ---- the driver, against the tool's objects ----------------------------------------
 objs=$(find "$build/obj" -name '*.o' ! -path '*/cli/*' ! -path '*/wrapper/*' 2>/dev/null)
 DUMP=$out/dump_protos
-if [ -z "$objs" ] || ! gcc -std=gnu11 -O1 -g -Wall -Wextra -D_GNU_SOURCE -I"$root" -o "$DUMP" \
+# shellcheck disable=SC2086 # CT_SAN_FLAGS: the sanitizers the objects were built with
+if [ -z "$objs" ] || ! gcc -std=gnu11 -O1 -g -Wall -Wextra -D_GNU_SOURCE ${CT_SAN_FLAGS:-} -I"$root" -o "$DUMP" \
 	"$here/dump_protos.c" $objs $(pkg-config --libs libdw libelf libzstd) -lZydis -lstdc++ -lm -ldl \
 	2>"$out/dump.err"; then
 	fail dump_protos "the driver does not build (run make first)" "$out/dump.err"

@@ -40,7 +40,8 @@ build_driver() {
 		return 1
 	fi
 	ar rcs "$out/libct.a" $objs
-	if ! gcc -std=gnu11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -I"$root" -o "$out/srcline_check" \
+	# shellcheck disable=SC2086 # CT_SAN_FLAGS: the sanitizers the objects were built with
+	if ! gcc -std=gnu11 -O2 -g -Wall -Wextra -D_GNU_SOURCE ${CT_SAN_FLAGS:-} -I"$root" -o "$out/srcline_check" \
 		"$here/srcline_check.c" "$out/libct.a" $(pkg-config --libs libdw libelf libzstd) \
 		-lstdc++ -lm 2>"$out/driver.log" || [ -s "$out/driver.log" ]; then
 		fail driver "srcline_check does not build cleanly" "$out/driver.log"
