@@ -102,10 +102,12 @@ static int ct_request_snapshot(pid_t pid)
 	}
 	free(pool);
 	/* only the control area; what we go by is the header we checked */
-	struct ct_pool_ctl *ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	struct ct_pool_ctl *ctl =
+		mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (ctl == MAP_FAILED) {
-		ct_error("snapshot: cannot map the pool of process %d: %s", (int)pid, strerror(errno));
+		ct_error("snapshot: cannot map the pool of process %d: %s", (int)pid,
+			 strerror(errno));
 		return 1;
 	}
 	int ring = hdr.flags & CT_POOL_RING;

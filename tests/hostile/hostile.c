@@ -62,7 +62,8 @@ NOTRACE static char *find_pool(size_t *len)
 	char *at = NULL;
 	while (f && fgets(line, sizeof(line), f)) {
 		unsigned long lo, hi;
-		if (strstr(line, "memfd:calltrace-pool") && sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+		if (strstr(line, "memfd:calltrace-pool") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
 			at = (char *)lo;
 			*len = hi - lo;
 			break;
