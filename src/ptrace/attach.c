@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tracer.h"
@@ -39,13 +40,50 @@ static void ct_on_stop_signal(int sig)
 /* Wait for tid's stop after PTRACE_INTERRUPT; other results of it are handled on the way. */
 static int ct_wait_stopped(pid_t tid, int *status)
 {
+	if (ct_pt_wait_tid(NULL, tid, status, CT_PT_STOP_WAIT_MS, NULL, NULL) < 0 ||
+	    !WIFSTOPPED(*status))
+		return -1;
+	return 0;
+}
+
+static size_t ct_running(const struct ct_tracer *tr)
+{
+	size_t running = 0;
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+		running += tr->threads.keys[i] && t && !t->held;
+	}
+	return running;
+}
+
+/* Threads we wait for that will never stop: ended, or zombies (an exited leader). */
+static void ct_forget_dead(struct ct_tracer *tr)
+{
+	for (size_t i = 0; i < tr->threads.cap; i++) {
+		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+		if (tr->threads.keys[i] && t && !t->held && ct_pt_thread_dead(t->tid))
+			ct_pt_thread_gone(tr, t);
+	}
+}
+
+/* waitpid(-1) while some thread is not held; 0 once none is left to wait for. */
+static pid_t ct_wait_running(struct ct_tracer *tr, int *st)
+{
+	uint64_t next_check = ct_pt_now_ms() + 10;
+	long sleep_us = 20;
 	for (;;) {
-		pid_t r = waitpid(tid, status, __WALL);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 || !WIFSTOPPED(*status))
-			return -1;
-		return 0;
+		pid_t pid = waitpid(-1, st, __WALL | WNOHANG);
+		if (pid != 0)
+			return pid;
+		if (ct_pt_now_ms() >= next_check) {
+			next_check = ct_pt_now_ms() + 10;
+			ct_forget_dead(tr);
+			if (!ct_running(tr))
+				return 0;
+		}
+		struct timespec ts = { 0, sleep_us * 1000 };
+		nanosleep(&ts, NULL);
+		sleep_us = sleep_us < 1000 ? sleep_us * 2 : 1000;
 	}
 }
 
@@ -69,8 +107,8 @@ static int ct_seize_all(struct ct_tracer *tr, struct ct_pt_proc *p)
 				continue;
 			if (ptrace(PTRACE_SEIZE, tid, 0, opts) < 0) {
 				int err = errno;
-				if (err == ESRCH && tid != p->pid)
-					continue; /* it ended meanwhile */
+				if ((err == ESRCH && tid != p->pid) || ct_pt_thread_dead(tid))
+					continue; /* it ended meanwhile, or an exited leader */
 				closedir(d);
 				return err;
 			}
@@ -102,15 +140,12 @@ static void ct_stop_all(struct ct_tracer *tr)
 {
 	ct_interrupt_all(tr);
 	for (;;) {
-		size_t running = 0;
-		for (size_t i = 0; i < tr->threads.cap; i++) {
-			struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
-			running += tr->threads.keys[i] && t && !t->held;
-		}
-		if (!running)
+		if (!ct_running(tr))
 			return;
 		int st;
-		pid_t pid = waitpid(-1, &st, __WALL);
+		pid_t pid = ct_wait_running(tr, &st);
+		if (pid == 0)
+			return;
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
@@ -378,6 +413,8 @@ static void ct_follow_open_calls(struct ct_tracer *tr, struct ct_pt_thread *t,
 static void ct_arm_breakpoints(struct ct_tracer *tr, struct ct_pt_proc *p, struct ct_pt_thread *by)
 {
 	struct ct_pt_thread *t = ct_pt_thread_get(tr, p->pid);
+	if (!t) /* the leader exited: the process lives on in its other threads */
+		t = by ? by : ct_injectable(tr, p);
 	atomic_fetch_or(&tr->ctl->methods, CT_METHOD_PTRACE);
 	p->ppid = getppid();
 	if (t) {
@@ -430,12 +467,21 @@ static void __attribute__((noreturn)) ct_attach_main(void *arg, int report)
 	if (getppid() != recorder)
 		ct_stop_asked = 1;
 
+	/* from now: --duration holds in every phase, the runtime's load included */
+	if (a->duration_ms) {
+		struct itimerval it = { .it_value = { (time_t)(a->duration_ms / 1000),
+						      (suseconds_t)(a->duration_ms % 1000) * 1000 } };
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
 	ct_map_init(&tr.threads, 64);
+	tr.stop_asked = &ct_stop_asked;
 	tr.on_slow_call = ct_let_others_run;
 	tr.main_pid = pid;
 	tr.attached = 1;
 	struct ct_pt_proc *p = ct_pt_proc_add(&tr, pid, NULL);
 	int err = p->space->memfd < 0 ? errno : ct_seize_all(&tr, p);
+	if (!err && !tr.nthreads)
+		err = ESRCH; /* every thread had ended */
 	if (!err && ct_start_tracing(&tr, p, a) < 0) {
 		err = -1; /* said */
 		ct_leave(&tr);
@@ -451,11 +497,6 @@ static void __attribute__((noreturn)) ct_attach_main(void *arg, int report)
 			ct_pt_resume(o, o->pending_sig);
 			o->pending_sig = 0;
 		}
-	}
-	if (a->duration_ms) {
-		struct itimerval it = { .it_value = { (time_t)(a->duration_ms / 1000),
-						      (suseconds_t)(a->duration_ms % 1000) * 1000 } };
-		setitimer(ITIMER_REAL, &it, NULL);
 	}
 	ct_attach_loop(&tr);
 	_exit(0);

@@ -361,12 +361,9 @@ static void ct_rt_step_out(struct ct_pt_thread *t)
 {
 	for (int i = 0; i < CT_RT_MAX_STEPS && ct_rt_in_code(t); i++) {
 		int st;
-		pid_t r;
 		if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
 			return;
-		do
-			r = waitpid(t->tid, &st, __WALL);
-		while (r < 0 && errno == EINTR);
+		pid_t r = ct_pt_wait_tid(NULL, t->tid, &st, CT_PT_STOP_WAIT_MS, NULL, NULL);
 		if (r < 0 || !WIFSTOPPED(st))
 			return;
 		if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSTOP)

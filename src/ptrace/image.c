@@ -65,11 +65,14 @@ typedef void (*ct_module_fn)(struct ct_tracer *tr, struct ct_pt_thread *t,
 static void ct_each_module(struct ct_tracer *tr, struct ct_pt_thread *t, ct_module_fn fn,
 			   void *arg)
 {
-	char path[64], line[4096 + 128];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->proc->pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
+	char line[4096 + 128];
+	int fd = ct_pt_proc_open(t->proc->pid, "maps", O_RDONLY);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	struct ct_pt_module m = { 0 };
 	int open_mod = 0, exec = 0;
 	while (fgets(line, sizeof(line), f)) {

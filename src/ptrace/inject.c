@@ -19,22 +19,51 @@
 #include "tracer.h"
 #include "../arch/x86_64/ptrace_arch.h"
 
-#define CT_SLOW_CALL_MS 1000 /* then tr->on_slow_call: a lock a stopped thread holds? */
+#define CT_SLOW_CALL_MS 1000  /* then tr->on_slow_call: a lock a stopped thread holds? */
+#define CT_CALL_MAX_MS	60000 /* no call of ours takes this long: the thread is stuck */
+#define CT_GIVE_UP_MS	3000  /* how long a call may go on once we were asked to stop */
 
-/* waitpid for tid, telling tr once if it takes long (polled: calls of ours are short). */
-static pid_t ct_wait_call(struct ct_tracer *tr, struct ct_pt_thread *t, int *st, int *told)
+struct ct_call_wait {
+	struct ct_pt_thread *t;
+	int told;	   /* on_slow_call was called */
+	uint64_t asked_at; /* when we first saw a stop asked */
+};
+
+/* While a call of ours runs: others let run when it is slow; given up when asked to stop. */
+static int ct_call_waiting(struct ct_tracer *tr, pid_t tid, uint64_t waited_ms, void *arg)
 {
-	for (unsigned us = 0;; us += 50) {
-		pid_t r = waitpid(t->tid, st, __WALL | WNOHANG);
-		if (r != 0 && !(r < 0 && errno == EINTR))
-			return r;
-		if (us >= CT_SLOW_CALL_MS * 1000 && tr->on_slow_call && !*told) {
-			*told = 1;
-			tr->on_slow_call(tr, t);
-		}
-		struct timespec ts = { 0, 50 * 1000 };
-		nanosleep(&ts, NULL);
+	struct ct_call_wait *w = arg;
+	(void)tid;
+	if (waited_ms >= CT_SLOW_CALL_MS && tr->on_slow_call && !w->told) {
+		w->told = 1;
+		tr->on_slow_call(tr, w->t);
 	}
+	if (ct_pt_stop_asked(tr)) {
+		uint64_t now = ct_pt_now_ms();
+		if (!w->asked_at)
+			w->asked_at = now;
+		else if (now - w->asked_at >= CT_GIVE_UP_MS)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * A call of ours that does not come back (stuck, or we must leave): the
+ * thread is stopped where it is, so that its registers can be put back. What
+ * the call was doing is abandoned, which is why this is the last resort.
+ */
+static int ct_abandon_call(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	int st;
+	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0 ||
+	    ct_pt_wait_tid(tr, t->tid, &st, CT_PT_STOP_WAIT_MS, NULL, NULL) < 0 || !WIFSTOPPED(st))
+		return -1;
+	fprintf(stderr,
+		"calltrace: attach: thread %d did not finish a call of ours in time; it goes on "
+		"from where it was\n",
+		(int)t->tid);
+	return 0;
 }
 
 /*
@@ -54,15 +83,20 @@ static int ct_call_crashed(struct ct_pt_thread *t, int sig)
 	return 1;
 }
 
-/* Run the thread until it stops at pc (our int3 after the call); -1 if it died, -2 if it crashed. */
+/*
+ * Run the thread until it stops at pc (our int3 after the call); -1 if it died,
+ * -2 if the call crashed or was given up (the thread is stopped: its registers can go back).
+ */
 static int ct_run_to(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t pc, ct_regs *out)
 {
-	int told = 0;
+	struct ct_call_wait w = { .t = t };
 	for (;;) {
 		int st;
 		if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
 			return -1;
-		pid_t r = ct_wait_call(tr, t, &st, &told);
+		pid_t r = ct_pt_wait_tid(tr, t->tid, &st, CT_CALL_MAX_MS, ct_call_waiting, &w);
+		if (r < 0 && errno != ESRCH)
+			return ct_abandon_call(tr, t) == 0 ? -2 : -1;
 		if (r < 0 || !WIFSTOPPED(st))
 			return -1;
 		int sig = WSTOPSIG(st);

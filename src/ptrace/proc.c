@@ -2,6 +2,8 @@
 /* What /proc says about a traced process. */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -21,11 +23,44 @@ uint32_t ct_pt_proc_file(pid_t pid, const char *name, char *buf, uint32_t size)
 	return (uint32_t)n;
 }
 
+/*
+ * /proc/PID/NAME, or the same file of one of its threads: what goes through
+ * the thread group's leader (mem, maps, exe) is gone once the leader exited
+ * while other threads run on; a thread that is alive still shows it.
+ */
+int ct_pt_proc_open(pid_t pid, const char *name, int flags)
+{
+	char path[96];
+	int fd = -1;
+	if (!ct_pt_thread_dead(pid)) { /* (a zombie's files open, but read empty) */
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+		return open(path, flags | O_CLOEXEC);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	while (d && fd < 0 && (e = readdir(d)))
+		if (atoi(e->d_name) > 0 && !ct_pt_thread_dead(atoi(e->d_name))) {
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid,
+				 atoi(e->d_name), name);
+			fd = open(path, flags | O_CLOEXEC);
+		}
+	if (d)
+		closedir(d);
+	return fd;
+}
+
+/* The process's executable (through a live thread: see ct_pt_proc_open). */
 uint32_t ct_pt_exe(pid_t pid, char *buf, uint32_t size)
 {
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	ssize_t n = readlink(path, buf, size - 1);
+	ssize_t n = -1;
+	int fd = ct_pt_proc_open(pid, "exe", O_PATH);
+	if (fd >= 0) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, buf, size - 1);
+		close(fd);
+	}
 	n = n < 0 ? 0 : n;
 	buf[n] = 0;
 	return (uint32_t)n;

@@ -21,9 +21,7 @@
 
 static int ct_open_mem(pid_t pid)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
-	return open(path, O_RDWR | O_CLOEXEC);
+	return ct_pt_proc_open(pid, "mem", O_RDWR);
 }
 
 struct ct_pt_space *ct_pt_space_new(pid_t pid)
@@ -85,11 +83,14 @@ struct ct_pt_bp *ct_pt_bp_find(struct ct_pt_space *s, uint64_t addr)
 /* The free gap nearest to addr that holds len bytes, from /proc/PID/maps; 0 if none. */
 static uint64_t ct_nearest_gap(pid_t pid, uint64_t addr, uint64_t len)
 {
-	char path[64], line[512];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
+	char line[512];
+	int fd = ct_pt_proc_open(pid, "maps", O_RDONLY);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	uint64_t prev_end = 1u << 20, best = 0, best_dist = UINT64_MAX;
 	for (;;) {
 		unsigned long lo, hi;

@@ -16,6 +16,7 @@
 #ifndef CT_PTRACE_TRACER_H
 #define CT_PTRACE_TRACER_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -119,7 +120,23 @@ struct ct_tracer {
 	void (*on_slow_call)(struct ct_tracer *tr, struct ct_pt_thread *t);
 	size_t nreleased; /* threads it let run */
 	uint64_t stops;
+	volatile sig_atomic_t *stop_asked; /* attach: Ctrl-C, --duration, the recorder gone */
 };
+
+/* wait.c: waiting for one thread, bounded (a zombie or dead thread never reports) */
+#define CT_PT_STOP_WAIT_MS 5000 /* for a stop we asked for (PTRACE_INTERRUPT, a single step) */
+uint64_t ct_pt_now_ms(void);
+/* 1 if tid has ended or is a zombie: it will report nothing more that we can wait for. */
+int ct_pt_thread_dead(pid_t tid);
+int ct_pt_stop_asked(const struct ct_tracer *tr);
+/*
+ * waitpid(tid, st, __WALL) that returns -1 with errno ESRCH once the thread is
+ * dead or a zombie, ETIMEDOUT after timeout_ms, or EINTR when on_wait (called
+ * every few milliseconds with the time waited so far) returns -1.
+ */
+pid_t ct_pt_wait_tid(struct ct_tracer *tr, pid_t tid, int *st, unsigned timeout_ms,
+		     int (*on_wait)(struct ct_tracer *tr, pid_t tid, uint64_t waited_ms, void *arg),
+		     void *arg);
 
 /* emit.c: records into the pool, as the runtime writes them */
 uint64_t ct_pt_clock(const struct ct_tracer *tr);
@@ -177,6 +194,7 @@ int ct_pt_find_function(struct ct_tracer *tr, struct ct_pt_thread *t, const char
 			const char *name, struct ct_pt_symbol *out);
 
 /* proc.c: what /proc says */
+int ct_pt_proc_open(pid_t pid, const char *name, int flags);
 /* /proc/PID/NAME (or "task/TID/comm" ...) into buf; the bytes read. */
 uint32_t ct_pt_proc_file(pid_t pid, const char *name, char *buf, uint32_t size);
 /* The process's executable into buf, NUL-terminated (empty if unknown); its length. */

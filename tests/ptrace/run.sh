@@ -317,6 +317,31 @@ fi
 reap "$lpid" && grep -q '^bad=0$' locker.out && pass attach/loader-lock-results-right ||
 	fail attach/loader-lock-results-right "wrong results" locker.out
 
+# ---- the leader exits (a zombie until the others end): attach neither hangs nor harms ------
+gcc -O2 -g -pthread -o leader_exit "$here/leader_exit.c" || fail leader_exit/build "gcc failed"
+for m in runtime ptrace; do
+	# before the attach (the leader is a zombie already), and during it
+	for when in before during; do
+		if [ $when = before ]; then args="200 3" pause=0.6; else args="700 3" pause=0.3; fi
+		# shellcheck disable=SC2086
+		./leader_exit $args >"leader-$m-$when.out" 2>&1 &
+		xpid=$!
+		sleep $pause
+		T_CMD=40 ct attach --method=$m -p "$xpid" --duration 1s -o "leader-$m-$when.data" \
+			2>"leader-$m-$when.err"
+		st=$?
+		# it may trace (0) or refuse in one line (the leader cannot run our calls): never hang
+		if [ $st -ge 124 ] || { [ $st != 0 ] && [ "$(grep -c '^calltrace: ' "leader-$m-$when.err")" = 0 ]; }; then
+			fail "attach-$m/leader-exited-$when-no-hang" "status $st" "leader-$m-$when.err"
+		else
+			pass "attach-$m/leader-exited-$when-no-hang"
+		fi
+		reap "$xpid" 30 && grep -q '^bad=0$' "leader-$m-$when.out" &&
+			pass "attach-$m/leader-exited-$when-results-right" ||
+			fail "attach-$m/leader-exited-$when-results-right" "wrong results" "leader-$m-$when.out"
+	done
+done
+
 # ---- errors ---------------------------------------------------------------------------
 # expect_error NAME CMD...: non-zero exit, exactly one line on stderr starting "calltrace: "
 expect_error() {
@@ -367,4 +392,15 @@ else
 fi
 kill "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
+
+# ---- nothing left behind: no program of this suite, no calltrace of ours ------------------
+left=
+for p in /proc/[0-9]*; do
+	pid=${p#/proc/}
+	exe=$(readlink "$p/exe" 2>/dev/null) || continue
+	case $exe in
+	"$out"/* | "$(readlink -f "$CT")") left="$left $pid($exe)" && kill -9 "$pid" 2>/dev/null ;;
+	esac
+done
+[ -z "$left" ] && pass no-process-left || fail no-process-left "still running, killed:$left"
 exit 0
