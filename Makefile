@@ -2,6 +2,7 @@
 #   make            build build/calltrace and build/libcalltrace.so
 #   make demo       install what is missing, build, trace examples/demo
 #   make check      install what is missing, build, run every test
+#   make check-sanitize  the tool built with ASan+UBSan, a subset of the tests under it
 #   make bench      side-by-side benchmarks (bench/)
 
 CC	?= gcc
@@ -130,6 +131,22 @@ check: deps-test
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) CT_SAN_FLAGS='$(SAN_FLAGS)' tests/run.sh
 
+# make check-sanitize: the tool built with ASan+UBSan (into build-san/, or BUILD=...)
+# and a subset run under it, a few minutes: the bad-input (reader) tests, the unit,
+# fault, export, flame and argument tests, and the programs with threads, fork,
+# exceptions, longjmp and crashes at two combos. make check SANITIZE=address,undefined
+# runs everything under it (slower). Any sanitizer report fails the run.
+SAN_CHECK_TESTS := ^(bad|unit|faults|export|flame|args)$$|threads|fork|exceptions|longjmp|crash
+SAN_CHECK_DEFAULT := address,undefined
+check-sanitize:
+	@$(MAKE) --no-print-directory SANITIZE=$(or $(SANITIZE),$(SAN_CHECK_DEFAULT)) check-sanitize-run
+
+check-sanitize-run: deps-test
+	@test -n '$(SAN_FLAGS)' || { echo "calltrace: use make check-sanitize" >&2; exit 1; }
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) CT_SAN_FLAGS='$(SAN_FLAGS)' COMBOS='gcc-O2 clang-O0' \
+		tests/run.sh '$(SAN_CHECK_TESTS)'
+
 bench: all
 	@bench/run.sh
 
@@ -229,5 +246,6 @@ uninstall:
 	$(call ct_check_uninstall,$(INST_FILES))
 	rm -f $(foreach f,$(INST_FILES),'$(DESTDIR)$(f)')
 
-.PHONY: wrappers all deps deps-test deps-check demo check bench fuzz clean install uninstall
+.PHONY: wrappers all deps deps-test deps-check demo check check-sanitize check-sanitize-run bench \
+	fuzz clean install uninstall
 -include $(TOOL_OBJS:.o=.d) $(RT_OBJS:.o=.d) $(API_OBJS:.o=.d) $(WRAP_OBJS:.o=.d) $(PLUGIN_OBJS:.o=.d)

@@ -39,12 +39,14 @@ struct ct_pt_space *ct_pt_space_copy(const struct ct_pt_space *o, pid_t pid)
 {
 	struct ct_pt_space *s = ct_pt_space_new(pid);
 	s->bps = ct_malloc(ct_max(o->capbps, 1) * sizeof(*s->bps));
-	memcpy(s->bps, o->bps, o->nbps * sizeof(*s->bps));
+	if (o->nbps) /* a space without breakpoints has no array: memcpy must not see NULL */
+		memcpy(s->bps, o->bps, o->nbps * sizeof(*s->bps));
 	s->nbps = o->nbps;
 	s->capbps = ct_max(o->capbps, 1);
 	ct_map_copy(&s->bp_at, &o->bp_at);
 	s->scratch = ct_malloc(ct_max(o->nscratch, 1) * sizeof(*s->scratch));
-	memcpy(s->scratch, o->scratch, o->nscratch * sizeof(*s->scratch));
+	if (o->nscratch)
+		memcpy(s->scratch, o->scratch, o->nscratch * sizeof(*s->scratch));
 	s->nscratch = o->nscratch;
 	ct_map_copy(&s->armed, &o->armed);
 	s->stub = o->stub;

@@ -121,29 +121,33 @@ static void ct_step_over(struct ct_pt_thread *t, struct ct_pt_bp *bp, ct_regs *r
 	ct_pt_write(s, bp->addr, &brk, 1);
 }
 
-/* Our breakpoint at pc: a call, a return, or both; then on past it. */
+/* Our breakpoint at pc: a call, a return, or both; then on past it. A handler may
+ * add breakpoints, which moves s->bps: ours is read through its index. */
 static void ct_on_break(struct ct_tracer *tr, struct ct_pt_thread *t, struct ct_pt_bp *bp,
 			ct_regs *r)
 {
 	uint64_t pc = bp->addr, sp = ct_regs_sp(r);
+	struct ct_pt_space *s = t->proc->space;
+	size_t at = (size_t)(bp - s->bps);
 	tr->stops++;
 	int returned = (bp->flags & CT_BP_RETURN) && ct_on_return(tr, t, pc, sp);
 	if (!returned) {
-		if (bp->flags & CT_BP_JUMP)
+		if (s->bps[at].flags & CT_BP_JUMP)
 			ct_on_jump(tr, t, r);
-		if (bp->flags & CT_BP_CATCH)
+		if (s->bps[at].flags & CT_BP_CATCH)
 			ct_on_catch(tr, t, sp);
-		if (bp->flags & CT_BP_ENTRY)
+		if (s->bps[at].flags & CT_BP_ENTRY)
 			ct_on_entry(tr, t, pc, sp);
 		/* the entry point (libraries loaded), or the loader saying dlopen brought some */
-		if (bp->flags & (CT_BP_START | CT_BP_LOADER)) {
-			bp->flags &= (uint8_t)~CT_BP_START;
-			if (bp->flags & CT_BP_LOADER)
+		if (s->bps[at].flags & (CT_BP_START | CT_BP_LOADER)) {
+			s->bps[at].flags &= (uint8_t)~CT_BP_START;
+			if (s->bps[at].flags & CT_BP_LOADER)
 				ct_pt_forget_unloaded(tr, t);
 			ct_pt_arm_image(tr, t, CT_ARM_LIBRARIES);
 			ct_pt_describe_modules(tr, t);
 		}
 	}
+	bp = &s->bps[at];
 	if (bp->flags & CT_BP_SIGRET) /* after the handler's own return, if it is traced */
 		ct_pt_emit_mark(tr, t, CT_EXT_SIGNAL_END, 0, sp);
 	if (!bp->ool) {
