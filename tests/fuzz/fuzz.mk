@@ -62,7 +62,7 @@ run: harnesses
 	@st=0; for h in $(FUZZ_HARNESSES); do \
 		seeds=tests/fuzz/corpus/$${h#fuzz_}; mkdir -p $(FUZZ_OUT)/corpus-$$h; \
 		echo "fuzz: $$h for $(FUZZ_TIME) s (log: $(FUZZ_OUT)/$$h.log)"; \
-		ASAN_OPTIONS=allocator_may_return_null=0:detect_leaks=1 \
+		ASAN_OPTIONS=allocator_may_return_null=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		$(FUZZ_OUT)/$$h $(FUZZ_OPTS) -max_total_time=$(FUZZ_TIME) \
 			-artifact_prefix=tests/fuzz/findings/$$h- \
 			$(FUZZ_OUT)/corpus-$$h $$seeds >$(FUZZ_OUT)/$$h.log 2>&1 || st=1; \
