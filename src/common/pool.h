@@ -17,6 +17,13 @@
  *
  * The free stack is a Treiber stack whose head carries a 32-bit tag against
  * ABA; every operation on it is a single CAS, so threads never take a lock.
+ *
+ * The memfd is made at its cap (--buffer-size) but its pages exist only once
+ * touched: the recorder puts a first share of the chunks on the free stack and
+ * adds more only when threads lack chunks while it has nothing to collect
+ * (threads hold them all). When every chunk is out and threads still wait, it
+ * declares the pool starved: waiting threads drop their events, counted as in
+ * lossy mode, instead of waiting for ever.
  */
 #ifndef CT_COMMON_POOL_H
 #define CT_COMMON_POOL_H
@@ -28,7 +35,7 @@
 #include <unistd.h>
 
 #define CT_POOL_MAGIC	UINT64_C(0x4c4f4f5054435443) /* "CTCTPOOL" */
-#define CT_POOL_VERSION 4
+#define CT_POOL_VERSION 5
 
 #define CT_CHUNK_FREE  0u
 #define CT_CHUNK_OWNED 1u
@@ -144,6 +151,8 @@ struct ct_pool_ctl {
 	_Atomic uint32_t skip_text_used;
 	_Atomic uint32_t libcalls;	/* imported functions whose calls are traced */
 	_Atomic uint32_t libcall_sites; /* PLT entries and call sites redirected to them */
+	_Atomic uint32_t starved;	/* every chunk is held: waiting threads drop (recorder sets) */
+	_Atomic uint32_t short_count;	/* lossy: times a thread found no free chunk */
 
 	uint8_t pad[64];
 	struct ct_chunk_desc desc[];

@@ -161,6 +161,9 @@ struct ct_end_rec {
 	uint64_t recorder_maxrss; /* peak resident set of the recorder, bytes */
 	uint64_t abandoned;	  /* slots left empty by hooks a signal handler jumped out of */
 	uint64_t refused;	  /* chunks whose descriptor the program damaged: not read */
+	uint64_t starved;	  /* times every chunk was held and waiting threads dropped */
+	uint64_t pool_cap;	  /* bytes of chunks the pool could hold (--buffer-size) */
+	uint64_t pool_used;	  /* bytes of the pool's memory that existed at the end */
 };
 
 /* ct_end_rec.flags */

@@ -119,6 +119,30 @@ static void ct_info_crashes(FILE *out, const struct ct_trace *t, struct ct_symbo
 	}
 }
 
+/* Lost events, and why: every chunk held (past the cap), or --lossy; then the buffer's use. */
+static void ct_info_lost(FILE *out, const struct ct_trace *t)
+{
+	const char *mode = ct_trace_meta(t, "mode");
+	char n[32], cap[32], used[32];
+
+	ct_fmt_count(n, sizeof(n), t->end.lost);
+	ct_fmt_size(cap, sizeof(cap), t->end.pool_cap);
+	fprintf(out, "lost:       %s events", n);
+	if (!t->end.lost)
+		fprintf(out, " (complete)");
+	else if (t->end.starved)
+		fprintf(out, " (buffer full: threads held all of its %s while others waited; "
+			     "raise --buffer-size)", cap);
+	else if (mode && !strcmp(mode, "lossy"))
+		fprintf(out, " (--lossy: dropped while the buffer was full)");
+	fputc('\n', out);
+	if (t->end.pool_cap) {
+		ct_fmt_size(used, sizeof(used), t->end.pool_used);
+		fprintf(out, "buffer:     %s of shared memory used; chunks up to %s (--buffer-size)\n",
+			used, cap);
+	}
+}
+
 int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 {
 	char a[32], b[32];
@@ -186,8 +210,7 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 	}
 	fputc('\n', out);
 	if (t->has_end) {
-		ct_fmt_count(a, sizeof(a), t->end.lost);
-		fprintf(out, "lost:       %s events%s\n", a, t->end.lost ? "" : " (complete)");
+		ct_info_lost(out, t);
 		if (t->end.abandoned) {
 			ct_fmt_count(a, sizeof(a), t->end.abandoned);
 			fprintf(out, "abandoned:  %s slots of hooks a signal handler jumped out of\n", a);

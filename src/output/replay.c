@@ -299,8 +299,10 @@ static void ct_replay_thread_begin(void *ctx, const struct ct_thread_info *th)
 	if (th->lost) {
 		char cnt[32];
 		ct_fmt_count(cnt, sizeof(cnt), th->lost);
-		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s, %s events lost%s", ct_c_red,
-			      cnt, ct_c_dim);
+		/* the recorder had to let waiting threads drop: say what would keep them */
+		const char *why = r->t->end.starved ? " (buffer full: raise --buffer-size)" : "";
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s, %s events lost%s%s", ct_c_red,
+			      cnt, why, ct_c_dim);
 	}
 	snprintf(line + n, sizeof(line) - (size_t)n, "%s\n", ct_c_reset);
 	ct_out_str(r->out_, line);

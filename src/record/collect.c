@@ -383,34 +383,11 @@ static uint64_t ct_last_clock(struct ct_collector *c, const struct ct_desc_view 
 	return v ? *v : d->base_clock;
 }
 
-/*
- * Push a chunk back on the free stack. The head is in shared memory: a
- * program that keeps changing it could make the CAS fail for ever, so the
- * tries are counted; a chunk that could not go back is the program's loss.
- */
-static void ct_push_free(struct ct_pool *p, uint32_t idx)
-{
-	struct ct_pool_ctl *ctl = p->ctl;
-	uint64_t head = atomic_load_explicit(&ctl->free_head, memory_order_acquire);
-
-	atomic_store_explicit(&ctl->desc[idx].state, CT_CHUNK_FREE, memory_order_relaxed);
-	for (int tries = 0; tries < 1000; tries++) {
-		atomic_store_explicit(&ctl->desc[idx].next, (uint32_t)head, memory_order_relaxed);
-		uint64_t tagged = ((head >> 32) + 1) << 32 | (idx + 1);
-		if (atomic_compare_exchange_weak_explicit(&ctl->free_head, &head, tagged,
-							  memory_order_acq_rel,
-							  memory_order_acquire)) {
-			atomic_fetch_add_explicit(&ctl->free_count, 1, memory_order_relaxed);
-			return;
-		}
-	}
-}
-
 static void ct_recycle(struct ct_collector *c, uint32_t idx, uint64_t dirty)
 {
 	struct ct_pool_ctl *ctl = c->pool->ctl;
 	memset(ct_rec_chunk(c->pool, idx), 0, ct_min(dirty, c->pool->geo.chunk_size));
-	ct_push_free(c->pool, idx);
+	ct_pool_give_back(c->pool, idx);
 	atomic_fetch_add(&ctl->free_seq, 1);
 	if (atomic_load(&ctl->free_waiters))
 		syscall(SYS_futex, &ctl->free_seq, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
@@ -463,7 +440,7 @@ size_t ct_collect_partial(struct ct_collector *c)
 	uint32_t size = p->geo.chunk_size;
 	size_t done = 0;
 
-	for (uint32_t i = 0; i < p->geo.nchunks; i++) {
+	for (uint32_t i = 0; i < p->released; i++) {
 		uint32_t st = atomic_load_explicit(&p->ctl->desc[i].state, memory_order_acquire);
 		if (st != CT_CHUNK_OWNED)
 			continue;
@@ -608,7 +585,7 @@ size_t ct_collect(struct ct_collector *c, enum ct_take take)
 	size_t n = 0, done = 0;
 	uint32_t left = 0;
 
-	for (uint32_t i = 0; i < p->geo.nchunks; i++) {
+	for (uint32_t i = 0; i < p->released; i++) {
 		uint32_t st = atomic_load_explicit(&p->ctl->desc[i].state, memory_order_acquire);
 		if (st == CT_CHUNK_FREE || (st == CT_CHUNK_OWNED && take == CT_TAKE_FULL))
 			continue;
@@ -669,7 +646,7 @@ size_t ct_snapshot(struct ct_collector *c)
 	size_t n = 0, done = 0;
 
 	ct_collect(c, CT_TAKE_DEAD); /* threads that are gone: their rings for good */
-	for (uint32_t i = 0; i < p->geo.nchunks; i++) {
+	for (uint32_t i = 0; i < p->released; i++) {
 		uint32_t st = atomic_load_explicit(&p->ctl->desc[i].state, memory_order_acquire);
 		if (st == CT_CHUNK_OWNED)
 			ct_read_desc(p, i, st, &c->views[n++]);

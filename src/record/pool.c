@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "record.h"
@@ -55,8 +56,15 @@ int ct_pool_create(struct ct_pool *p, uint32_t chunk_size, uint32_t nchunks, uin
 				       .ring_chunks = ring_chunks,
 				       .lost_slots_offset = c->lost_slots_offset,
 				       .skip_text_offset = c->skip_text_offset };
-	/* the lowest chunks on top of the free stack, so a quiet program touches few pages */
-	for (uint32_t i = nchunks; i-- > 0;)
+	/*
+	 * The lowest chunks on top of the free stack, so a quiet program touches
+	 * few pages. A flight recorder's threads never wait, so its chunks all go
+	 * at once; others get a first share.
+	 */
+	p->released = flags & CT_POOL_RING
+			      ? nchunks
+			      : (uint32_t)ct_min(nchunks, ct_max(CT_POOL_FIRST / chunk_size, 4));
+	for (uint32_t i = p->released; i-- > 0;)
 		ct_pool_push_free(c, i);
 	atomic_thread_fence(memory_order_seq_cst);
 	c->magic = CT_POOL_MAGIC;
@@ -67,6 +75,52 @@ fail:
 	p->fd = -1;
 	p->ctl = NULL;
 	return -1;
+}
+
+/*
+ * Push a chunk back on the free stack. The head is in shared memory: a
+ * program that keeps changing it could make the CAS fail for ever, so the
+ * tries are counted; a chunk that could not go back is the program's loss.
+ */
+void ct_pool_give_back(struct ct_pool *p, uint32_t idx)
+{
+	struct ct_pool_ctl *ctl = p->ctl;
+	uint64_t head = atomic_load_explicit(&ctl->free_head, memory_order_acquire);
+
+	atomic_store_explicit(&ctl->desc[idx].state, CT_CHUNK_FREE, memory_order_relaxed);
+	for (int tries = 0; tries < 1000; tries++) {
+		atomic_store_explicit(&ctl->desc[idx].next, (uint32_t)head, memory_order_relaxed);
+		uint64_t tagged = ((head >> 32) + 1) << 32 | (idx + 1);
+		if (atomic_compare_exchange_weak_explicit(&ctl->free_head, &head, tagged,
+							  memory_order_acq_rel,
+							  memory_order_acquire)) {
+			atomic_fetch_add_explicit(&ctl->free_count, 1, memory_order_relaxed);
+			return;
+		}
+	}
+}
+
+/*
+ * Threads lack chunks and hold every one released: release as many again
+ * (up to the cap), lowest on top. Returns how many; 0 at the cap. Only this
+ * private count bounds the recorder's scans: a chunk above it that the
+ * program puts on the free stack itself is never read (the liar's loss).
+ */
+uint32_t ct_pool_release_more(struct ct_pool *p)
+{
+	uint32_t from = p->released, to = (uint32_t)ct_min((uint64_t)from * 2, p->geo.nchunks);
+
+	for (uint32_t i = to; i-- > from;)
+		ct_pool_give_back(p, i);
+	p->released = to;
+	return to - from;
+}
+
+/* Bytes of the pool that exist: the pages threads and the recorder touched. */
+uint64_t ct_pool_resident(const struct ct_pool *p)
+{
+	struct stat st;
+	return fstat(p->fd, &st) == 0 ? (uint64_t)st.st_blocks * 512 : 0;
 }
 
 void ct_pool_destroy(struct ct_pool *p)

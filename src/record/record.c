@@ -136,6 +136,8 @@ struct ct_session {
 	int write_failed; /* said so already */
 	const struct ct_record_opts *o;
 	uint64_t last_alive_check; /* standalone: when we last looked for live processes */
+	uint32_t shorts_seen;	   /* lossy: ctl->short_count at the last look */
+	uint64_t starved;	   /* times we said the pool was starved */
 };
 
 /* Reap whatever ended; true when no traced process is left. */
@@ -188,7 +190,7 @@ static int ct_serve_over(struct ct_session *s)
 	for (size_t i = 0; i < s->col.ninsts; i++)
 		if (ct_pid_alive(s->col.insts[i].pid))
 			return 0;
-	for (uint32_t i = 0; i < s->pool.geo.nchunks; i++) {
+	for (uint32_t i = 0; i < s->pool.released; i++) {
 		int32_t pid = __atomic_load_n(&ctl->desc[i].pid, __ATOMIC_RELAXED);
 		if (atomic_load(&ctl->desc[i].state) == CT_CHUNK_OWNED && pid > 0 &&
 		    ct_pid_alive(pid))
@@ -205,13 +207,68 @@ static void ct_sleep(struct ct_session *s)
 	atomic_store(&ctl->recorder_sleeping, 1);
 	/* published since the last pass? (those it left for later do not count) */
 	uint32_t full = 0;
-	for (uint32_t i = 0; i < s->pool.geo.nchunks && full <= s->col.full_left; i++)
+	for (uint32_t i = 0; i < s->pool.released && full <= s->col.full_left; i++)
 		full += atomic_load(&ctl->desc[i].state) == CT_CHUNK_FULL;
 	if (full <= s->col.full_left) {
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 		syscall(SYS_futex, &ctl->wake_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
 	}
 	atomic_store(&ctl->recorder_sleeping, 0);
+}
+
+/* Free chunks came back: waiting threads may wait again. */
+static void ct_wake_waiters(struct ct_pool_ctl *ctl)
+{
+	atomic_fetch_add(&ctl->free_seq, 1);
+	syscall(SYS_futex, &ctl->free_seq, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
+/* Do threads lack chunks: some wait for one, or (lossy) dropped for want of one? */
+static int ct_lacking(struct ct_session *s)
+{
+	struct ct_pool_ctl *ctl = s->pool.ctl;
+	uint32_t shorts = atomic_load(&ctl->short_count);
+	int lacking = atomic_load(&ctl->free_waiters) || shorts != s->shorts_seen;
+
+	s->shorts_seen = shorts;
+	return lacking;
+}
+
+/*
+ * Threads lack chunks, the free stack is empty and we had nothing to collect:
+ * threads hold every chunk released, and one that holds a chunk may be
+ * waiting for one that waits for a chunk (a barrier). Release more, up to the
+ * cap; at the cap, once a scan for dead threads gave nothing back either, say
+ * the pool is starved: threads that wait drop their events, counted, instead
+ * of waiting for ever. A program that lies in the free stack's head only makes
+ * us release its own memory sooner, or its own threads drop.
+ */
+static int ct_relieve(struct ct_session *s, int scanned)
+{
+	struct ct_pool_ctl *ctl = s->pool.ctl;
+
+	if ((uint32_t)atomic_load(&ctl->free_head))
+		return 0;
+	if (ct_pool_release_more(&s->pool)) {
+		ct_wake_waiters(ctl);
+		return 1;
+	}
+	if (!scanned || !atomic_load(&ctl->free_waiters) || atomic_load(&ctl->starved))
+		return 0;
+	atomic_store(&ctl->starved, 1);
+	s->starved++;
+	ct_wake_waiters(ctl);
+	return 1;
+}
+
+/* Starved, and an eighth of the chunks are back: threads may wait for chunks again. */
+static void ct_end_starvation(struct ct_session *s)
+{
+	struct ct_pool_ctl *ctl = s->pool.ctl;
+
+	if (atomic_load_explicit(&ctl->starved, memory_order_relaxed) &&
+	    atomic_load(&ctl->free_count) >= (int32_t)ct_max(s->pool.released / 8, 1))
+		atomic_store(&ctl->starved, 0);
 }
 
 static void ct_run(struct ct_session *s)
@@ -248,6 +305,7 @@ static void ct_run(struct ct_session *s)
 			ct_interrupted = 0;
 		}
 		size_t n = ct_collect(&s->col, CT_TAKE_FULL);
+		ct_end_starvation(s);
 		if (s->w.error && !s->write_failed) {
 			s->write_failed = 1;
 			ct_error("cannot write the trace: %s; the program goes on untraced",
@@ -273,12 +331,15 @@ static void ct_run(struct ct_session *s)
 		 * A flight recorder's threads never wait, so look for those regularly.
 		 */
 		uint64_t now = ct_now(CLOCK_MONOTONIC);
-		if ((atomic_load(&ctl->free_waiters) || s->col.ring) &&
-		    now - last_scan > 50 * 1000 * 1000) {
+		int lacking = ct_lacking(s), scanned = 0;
+		if ((lacking || s->col.ring) && now - last_scan > 50 * 1000 * 1000) {
 			last_scan = now;
 			if (ct_collect(&s->col, CT_TAKE_DEAD))
 				continue;
+			scanned = 1;
 		}
+		if (lacking && ct_relieve(s, scanned))
+			continue;
 		ct_sleep(s);
 	}
 }
@@ -426,6 +487,9 @@ static void ct_finish(struct ct_session *s)
 		.program_cpu_ns = ct_cpu_ns(RUSAGE_CHILDREN, NULL),
 		.flags = s->o->serve_pid ? CT_END_STANDALONE : 0,
 		.refused = s->col.refused,
+		.starved = s->starved,
+		.pool_cap = (uint64_t)s->pool.geo.nchunks * s->pool.geo.chunk_size,
+		.pool_used = ct_pool_resident(&s->pool),
 	};
 	rec.recorder_cpu_ns = ct_cpu_ns(RUSAGE_SELF, &rec.recorder_maxrss);
 	ct_writer_block(&s->w, CT_BLOCK_END, 0, &rec, sizeof(rec), NULL, 0);

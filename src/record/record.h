@@ -35,7 +35,8 @@ struct ct_record_opts {
 
 #define CT_DEFAULT_OUTPUT     "calltrace.data"
 #define CT_DEFAULT_CHUNK      (64u << 10)
-#define CT_DEFAULT_BUFFER     (32u << 20)
+#define CT_DEFAULT_BUFFER     (256ull << 20) /* the cap: pages cost memory once touched */
+#define CT_POOL_FIRST	      (32u << 20)    /* chunks released at the start, in bytes */
 #define CT_DEFAULT_ZSTD_LEVEL 1
 
 /* Returns calltrace's exit status: the program's, or an error status. */
@@ -59,6 +60,7 @@ struct ct_pool {
 	struct ct_pool_ctl *ctl;
 	uint64_t size;
 	struct ct_pool_geo geo;
+	uint32_t released; /* chunks put on the free stack so far: the scans' bound */
 	char path[64]; /* what the runtime opens: /proc/<pid>/fd/<fd> */
 };
 
@@ -80,6 +82,9 @@ static inline const char *ct_rec_skip_text(const struct ct_pool *p)
 int ct_pool_create(struct ct_pool *p, uint32_t chunk_size, uint32_t nchunks, uint32_t flags,
 		   uint32_t clock, uint32_t ring_chunks);
 void ct_pool_destroy(struct ct_pool *p);
+void ct_pool_give_back(struct ct_pool *p, uint32_t idx);
+uint32_t ct_pool_release_more(struct ct_pool *p);
+uint64_t ct_pool_resident(const struct ct_pool *p);
 uint32_t ct_pick_clock(void);
 
 /* launch.c */

@@ -13,9 +13,11 @@
  * and published when the outermost hook finishes (ct_after_nested()).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -57,9 +59,29 @@ static void ct_wake_recorder(struct ct_pool_ctl *ctl, int force)
 		ct_pool_wake_recorder(ctl);
 }
 
+/*
+ * Is the recorder still there? Gone, or a zombie nobody reaps (a standalone
+ * recorder is the child of a process that may never wait for it), it will
+ * never give a chunk back. Only asked after a wait timed out.
+ */
 static int ct_recorder_alive(struct ct_pool_ctl *ctl)
 {
-	return !(kill(ctl->recorder_pid, 0) == -1 && errno == ESRCH);
+	char path[40], buf[256];
+	int pid = ctl->recorder_pid;
+
+	if (kill(pid, 0) == -1 && errno == ESRCH)
+		return 0;
+	int n = snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	int fd = n > 0 ? (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return 1; /* no /proc to ask: it exists */
+	long got = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+	syscall(SYS_close, fd);
+	if (got <= 0)
+		return 1;
+	buf[got] = 0;
+	const char *paren = strrchr(buf, ')');
+	return !(paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X'));
 }
 
 static int ct_tracing(void)
@@ -141,7 +163,12 @@ damaged:
 	return -1;
 }
 
-/* A free chunk, waiting for the recorder if there is none (unless lossy and not must). */
+/*
+ * A free chunk, waiting for the recorder if there is none, unless the thread
+ * must not wait: lossy mode or a flight recorder (and not must), or the pool
+ * is starved (every chunk held; even must: a chunk's holder may be waiting
+ * for us). Then -1: the caller drops and counts.
+ */
 static int64_t ct_acquire_free(struct ct_pool_ctl *ctl, int must)
 {
 	for (;;) {
@@ -150,7 +177,17 @@ static int64_t ct_acquire_free(struct ct_pool_ctl *ctl, int must)
 		int64_t idx = ct_rt_pop_free(ctl);
 		if (idx >= 0)
 			return idx;
-		if (((ctl->flags & CT_POOL_LOSSY) && !must) || !ct_tracing())
+		if (!ct_tracing())
+			return -1;
+		if ((ctl->flags & (CT_POOL_LOSSY | CT_POOL_RING)) && !must) {
+			if (ctl->flags & CT_POOL_LOSSY) { /* the recorder may release more */
+				atomic_fetch_add_explicit(&ctl->short_count, 1,
+							  memory_order_relaxed);
+				ct_wake_recorder(ctl, 0);
+			}
+			return -1;
+		}
+		if (atomic_load(&ctl->starved))
 			return -1;
 
 		uint32_t seq = atomic_load(&ctl->free_seq);
