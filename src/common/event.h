@@ -87,6 +87,14 @@ enum ct_ext_type {
 	 * to 8 bytes; as many as fit.
 	 */
 	CT_EXT_PROTOS = 22,
+	/*
+	 * Before an exec record: the new image will not be able to join the
+	 * recording (struct ct_ext_exec_note, then the resolved path, NUL).
+	 * Read by the recorder, not kept in the stream.
+	 */
+	CT_EXT_EXEC_NOTE = 23,
+	/* Tracing stops in this process (struct ct_ext_exec_note: why, then the exe, NUL). */
+	CT_EXT_UNTRACED = 24,
 };
 
 /*
@@ -198,6 +206,22 @@ struct ct_ext_process {
 
 #define CT_PROC_FORKED 1u /* a copy of parent_instance, made by fork */
 #define CT_PROC_EXECED 2u /* the image exec_instance became by exec */
+
+/* Why a process of the traced tree ran untraced, or stopped being traced. */
+enum ct_untraced_reason {
+	CT_UNTRACED_STATIC = 1,	 /* statically linked: nothing can be preloaded */
+	CT_UNTRACED_SECURE = 2,	 /* setuid or setgid: the loader ignores LD_PRELOAD */
+	CT_UNTRACED_FOREIGN = 3, /* not an x86-64 executable */
+	CT_UNTRACED_NO_POOL = 4, /* the pool could not be handed on (err says why) */
+	CT_UNTRACED_UNMAPPED = 16,  /* the program unmapped the pool */
+	CT_UNTRACED_PROTECTED = 17, /* the program took write access to the pool away */
+	CT_UNTRACED_REMAPPED = 18,  /* the program mapped something else over the pool */
+};
+
+struct ct_ext_exec_note {
+	uint32_t reason; /* enum ct_untraced_reason */
+	int32_t err;	 /* an errno, for CT_UNTRACED_NO_POOL */
+};
 
 struct ct_ext_fork {
 	int32_t child_pid;

@@ -26,6 +26,7 @@
 
 #include "runtime.h"
 #include "secure.h"
+#include "handoff.h"
 #include "shadow.h"
 #include "elfmap.h"
 #include "imports.h"
@@ -118,8 +119,13 @@ int ct_secure_exec(void)
 /* Our settings: calltrace attach's (the tracer was allowed in), else the environment's. */
 const char *ct_getenv(const char *name)
 {
-	if (!ct_attached)
-		return ct_secure_exec() ? NULL : getenv(name);
+	if (!ct_attached) {
+		if (ct_secure_exec())
+			return NULL;
+		ct_env_take_back(); /* what an exec wrapper added is ours, not the program's */
+		const char *taken = ct_taken_env(name);
+		return taken ? taken : getenv(name);
+	}
 	size_t n = strlen(name);
 	for (const char *p = ct_conf; *p; p += strlen(p) + 1)
 		if (!strncmp(p, name, n) && p[n] == '=')

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "handoff.h"
 
 CT_HIDDEN struct ct_pool_ctl *ct_ctl;
 CT_HIDDEN struct ct_rt_geo ct_geo;
@@ -84,14 +85,47 @@ static void ct_atfork_child(void)
 	ct_modules_forget();
 }
 
-static int ct_open_pool(void)
+/*
+ * The pool is named but this process may not open it (another user now, a
+ * seccomp filter): it runs untraced, and says so, once.
+ */
+static void ct_say_no_pool(const char *path, int err)
 {
+	char line[512];
+	if (err != EACCES && err != EPERM)
+		return; /* a recording that is over (ENOENT) is no news */
+	int n = snprintf(line, sizeof(line),
+			 "calltrace: process %d cannot open the recording's shared memory (%s: "
+			 "%s); it runs untraced\n",
+			 (int)getpid(), path, strerror(err));
+	if (n > (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;
+	if (n > 0 && write(2, line, (size_t)n) < 0)
+		return;
+}
+
+/* The pool's descriptor: the one an exec handed on, ours, or the path opened. */
+static int ct_pool_descriptor(void)
+{
+	int fd = ct_pool_fd_held();
+	if (fd < 0)
+		fd = ct_pool_fd_inherited();
+	if (fd >= 0)
+		return fd;
 	const char *path = ct_getenv("CALLTRACE_POOL");
 	if ((!path || !*path) && ct_standalone_wanted())
 		path = ct_standalone_start();
 	if (!path || !*path)
 		return -1;
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		ct_say_no_pool(path, errno);
+	return fd;
+}
+
+static int ct_open_pool(void)
+{
+	int fd = ct_pool_descriptor();
 	if (fd < 0)
 		return -1;
 
@@ -101,9 +135,12 @@ static int ct_open_pool(void)
 	if (pread(fd, &hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) && fstat(fd, &st) == 0 &&
 	    S_ISREG(st.st_mode) && ct_pool_geometry_ok(&hdr, (uint64_t)st.st_size))
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
+	if (map == MAP_FAILED) {
+		if (fd != ct_pool_fd_held())
+			close(fd);
 		return -1;
+	}
+	ct_pool_fd_keep(fd); /* an exec hands it on */
 	/* from here on the program may write the control area: keep our own copy */
 	ct_geo = (struct ct_rt_geo){ .size = (uint64_t)st.st_size,
 				     .ctl_size = hdr.ctl_size,

@@ -52,6 +52,25 @@ void ct_unregister_thread(void)
 		}
 }
 
+/*
+ * Tracing stopped and the pool is about to be replaced: no thread we know
+ * writes into the chunk it holds again (its ct_self is at the same offset
+ * from its thread pointer, which is its pthread_t).
+ */
+void ct_forget_chunks_of_all_threads(void)
+{
+	ptrdiff_t off = (char *)&ct_self - (char *)__builtin_thread_pointer();
+	for (size_t i = 0; i < CT_MAX_THREADS; i++) {
+		uintptr_t self = atomic_load(&ct_threads[i].self);
+		if (!self)
+			continue;
+		struct ct_thread *t = (struct ct_thread *)(self + (uintptr_t)off);
+		__atomic_store_n(&t->end, NULL, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->pos, NULL, __ATOMIC_RELAXED);
+		t->chunk = 0;
+	}
+}
+
 /* A thread of this process whose name is name, or 0. */
 static int32_t ct_tid_by_name(const char *name)
 {

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "handoff.h"
 
 typedef pid_t (*ct_fork_fn)(void);
 typedef int (*ct_execve_fn)(const char *, char *const[], char *const[]);
@@ -42,32 +43,16 @@ extern char **environ;
 
 /* "NAME=value" of the variables a traced image passes on, taken at start */
 #define CT_ENV_MAX 4096
-static char ct_env_preload[CT_ENV_MAX], ct_env_pool[CT_ENV_MAX], ct_env_nofollow[64];
-
-static void ct_keep_env(char *dst, const char *name)
-{
-	const char *v = getenv(name);
-	size_t n = strlen(name), m = v ? strlen(v) : 0;
-	if (!v || n + m + 2 > CT_ENV_MAX)
-		return;
-	memcpy(dst, name, n);
-	dst[n] = '=';
-	memcpy(dst + n + 1, v, m + 1);
-}
+static char ct_env_pool[CT_ENV_MAX], ct_env_nofollow[64];
 
 void ct_remember_env(void)
 {
-	ct_keep_env(ct_env_preload, "LD_PRELOAD");
-	ct_keep_env(ct_env_pool, "CALLTRACE_POOL");
+	const char *pool = ct_getenv("CALLTRACE_POOL");
+	if (pool && strlen(pool) + 16 < CT_ENV_MAX)
+		snprintf(ct_env_pool, sizeof(ct_env_pool), "CALLTRACE_POOL=%s", pool);
 	const char *nf = ct_getenv("CALLTRACE_NO_FOLLOW");
 	if (nf)
 		snprintf(ct_env_nofollow, sizeof(ct_env_nofollow), "CALLTRACE_NO_FOLLOW=%s", nf);
-}
-
-static int ct_env_is(const char *entry, const char *kept)
-{
-	const char *eq = strchr(kept, '=');
-	return eq && !strncmp(entry, kept, (size_t)(eq - kept + 1));
 }
 
 /* What an exec wrapper keeps on its stack for the new image. */
@@ -75,37 +60,22 @@ struct ct_exec_ctx {
 	char from[64];
 	char timer[64];
 	struct itimerval paused;
+	struct ct_handoff h;
 };
 
 /* Room in the new environment beyond the program's own entries. */
-#define CT_ENV_EXTRA 6
+#define CT_ENV_EXTRA (CT_HANDOFF_EXTRA + 3)
 
 /*
- * envp with our variables put back (a program may pass a clean environment),
- * CALLTRACE_FROM naming this image and the paused profiling timer, into out
- * (room for n + CT_ENV_EXTRA pointers).
+ * envp with what the new image needs (handoff.c: the preload, the pool, the
+ * list of what was added), CALLTRACE_FROM naming this image and the paused
+ * profiling timer, into out (room for n + CT_ENV_EXTRA pointers).
  */
 static void ct_fix_env(char *const envp[], char **out, struct ct_exec_ctx *ctx)
 {
-	const char *kept[] = { ct_env_preload, ct_env_pool, ct_env_nofollow };
-	size_t n = 0;
-
-	for (size_t i = 0; envp && envp[i]; i++) {
-		int ours = !strncmp(envp[i], "CALLTRACE_FROM=", 15) ||
-			   !strncmp(envp[i], "CALLTRACE_ITIMER_PROF=", 22);
-		for (size_t k = 0; k < CT_ARRAY_LEN(kept) && !ours; k++)
-			ours = kept[k][0] && ct_env_is(envp[i], kept[k]);
-		if (!ours)
-			out[n++] = envp[i];
-	}
-	for (size_t k = 0; k < CT_ARRAY_LEN(kept); k++)
-		if (kept[k][0])
-			out[n++] = (char *)kept[k];
 	snprintf(ctx->from, sizeof(ctx->from), "CALLTRACE_FROM=%u:%d", ct_instance, (int)getpid());
-	out[n++] = ctx->from;
-	if (ctx->timer[0])
-		out[n++] = ctx->timer;
-	out[n] = NULL;
+	char *kept[] = { ctx->from, ctx->timer };
+	ct_handoff_env(envp, out, &ctx->h, ct_env_pool, ct_env_nofollow, kept, CT_ARRAY_LEN(kept));
 }
 
 static long long ct_tv_us(struct timeval tv)
@@ -124,7 +94,7 @@ static void ct_pause_prof_timer(struct ct_exec_ctx *ctx)
 	static const struct itimerval off;
 
 	ctx->timer[0] = 0;
-	if (!ct_env_preload[0] || getitimer(ITIMER_PROF, &ctx->paused) || !timerisset(&ctx->paused.it_value))
+	if (!ct_runtime_preloaded() || getitimer(ITIMER_PROF, &ctx->paused) || !timerisset(&ctx->paused.it_value))
 		return;
 	snprintf(ctx->timer, sizeof(ctx->timer), "CALLTRACE_ITIMER_PROF=%lld:%lld",
 		 ct_tv_us(ctx->paused.it_value), ct_tv_us(ctx->paused.it_interval));
@@ -135,6 +105,7 @@ static void ct_pause_prof_timer(struct ct_exec_ctx *ctx)
 static void ct_exec_failed(struct ct_exec_ctx *ctx, int err)
 {
 	uint64_t e = (uint64_t)err;
+	ct_handoff_exec_failed(&ctx->h);
 	if (ctx->timer[0])
 		setitimer(ITIMER_PROF, &ctx->paused, NULL);
 	ct_emit_ext(CT_EXT_EXEC_FAILED, &e, sizeof(e), 1);
@@ -193,6 +164,7 @@ CT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	char *env[ct_count_env(envp) + CT_ENV_EXTRA];
 	struct ct_exec_ctx ctx;
 
+	ct_handoff_before_exec(path, &ctx.h);
 	ct_announce_exec(path, argv);
 	ct_pause_prof_timer(&ctx);
 	ct_fix_env(envp, env, &ctx);
@@ -207,6 +179,7 @@ CT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	char *env[ct_count_env(envp) + CT_ENV_EXTRA];
 	struct ct_exec_ctx ctx;
 
+	ct_handoff_before_exec(file, &ctx.h);
 	ct_announce_exec(file, argv);
 	ct_pause_prof_timer(&ctx);
 	ct_fix_env(envp, env, &ctx);
@@ -233,6 +206,7 @@ CT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	char path[32];
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ct_handoff_before_exec(path, &ctx.h);
 	ct_announce_exec(path, argv);
 	ct_pause_prof_timer(&ctx);
 	ct_fix_env(envp, env, &ctx);

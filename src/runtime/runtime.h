@@ -213,6 +213,8 @@ void ct_remember_env(void) CT_HIDDEN;
 /* names.c: this thread can be found by its pthread_t */
 void ct_register_thread(int32_t tid) CT_HIDDEN;
 void ct_unregister_thread(void) CT_HIDDEN;
+/* names.c: every thread we know lets go of its chunk (the pool is about to go) */
+void ct_forget_chunks_of_all_threads(void) CT_HIDDEN;
 uint64_t ct_clock_slow(void) CT_HIDDEN;
 
 static inline uint64_t ct_clock(void)
