@@ -191,6 +191,11 @@ if sanitized "$SAN" && [ -x "$OUT/threads-gcc" ]; then
 	TOOL=$SAN PROG=$OUT/threads-gcc
 	export CALLTRACE_RUNTIME=${CALLTRACE_RUNTIME:-$(dirname "$SAN")/libcalltrace.so}
 	check_barriers sanitized
+	if grep -rlE 'runtime error|Sanitizer' "$OUT/sanitized" >"$OUT/sanitizer.files"; then
+		bad sanitized/clean "sanitizer reports" "$OUT/sanitizer.files"
+	else
+		ok sanitized/clean
+	fi
 fi
 
 # nothing of ours left running
