@@ -403,6 +403,7 @@ static int ct_shown_ext(uint32_t type)
 	case CT_EXT_CRASH:
 	case CT_EXT_EXEC:
 	case CT_EXT_EXEC_FAILED:
+	case CT_EXT_UNTRACED:
 	case CT_EXT_FORK:
 	case CT_EXT_FORKED_FROM:
 	case CT_EXT_PAUSE:

@@ -45,6 +45,7 @@ enum ct_block_type {
 	CT_BLOCK_THREAD = 9,  /* struct ct_thread_rec: a thread's name */
 	CT_BLOCK_UNLOAD = 10, /* struct ct_unload_rec: a module unmapped by dlclose */
 	CT_BLOCK_PROTOS = 11, /* zstd: u32 instance, then a CT_EXT_PROTOS payload */
+	CT_BLOCK_UNTRACED = 12, /* struct ct_untraced_rec, path \0: a process ran untraced */
 };
 
 /* block flags */
@@ -138,6 +139,20 @@ struct ct_crash_rec {
 	uint64_t addr; /* the faulting address */
 	uint64_t pc;
 	uint64_t sp;
+};
+
+/*
+ * A process of the traced tree that ran untraced (its image could not join:
+ * instance is the image that exec'd it), or one that stopped being traced
+ * (instance is that image). reason: enum ct_untraced_reason (common/event.h).
+ */
+struct ct_untraced_rec {
+	uint32_t instance;
+	int32_t pid;
+	uint64_t clock;
+	uint32_t reason;
+	int32_t err; /* an errno, for CT_UNTRACED_NO_POOL */
+	/* the executable's path, NUL-terminated */
 };
 
 struct ct_symtab_hdr {

@@ -250,6 +250,16 @@ static int ct_add_block(struct ct_trace *t, const struct ct_block_header *h, con
 		t->unloads = ct_realloc(t->unloads, (t->nunloads + 1) * sizeof(*t->unloads));
 		memcpy(&t->unloads[t->nunloads++], p, sizeof(*t->unloads));
 		return 0;
+	case CT_BLOCK_UNTRACED: {
+		if (h->length < sizeof(struct ct_untraced_rec))
+			return -1;
+		struct ct_untraced_info *u;
+		t->untraced = ct_realloc(t->untraced, (t->nuntraced + 1) * sizeof(*t->untraced));
+		u = &t->untraced[t->nuntraced++];
+		memcpy(&u->rec, p, sizeof(u->rec));
+		u->path = ct_strndup((const char *)p + sizeof(u->rec), h->length - sizeof(u->rec));
+		return 0;
+	}
 	case CT_BLOCK_END:
 		/* later versions append fields: take what is there, zero what is not */
 		if (h->length < offsetof(struct ct_end_rec, program_cpu_ns))
@@ -423,6 +433,9 @@ void ct_trace_close(struct ct_trace *t)
 	free(t->crashes);
 	free(t->names);
 	free(t->unloads);
+	for (size_t i = 0; i < t->nuntraced; i++)
+		free(t->untraced[i].path);
+	free(t->untraced);
 	free(t->procs);
 	free(t->mods);
 	free(t->symtabs);

@@ -73,6 +73,8 @@ struct ct_trace {
 	size_t nnames;
 	struct ct_unload_rec *unloads; /* modules dlclose unmapped */
 	size_t nunloads;
+	struct ct_untraced_info *untraced; /* processes that ran untraced, or stopped */
+	size_t nuntraced;
 	struct ct_block_ref *events;
 	size_t nevents;
 	struct ct_thread_info *threads;
@@ -82,6 +84,11 @@ struct ct_trace {
 	struct ct_map thread_index; /* snapshot, instance, tid -> index in threads */
 	double ns_per_tick;
 	uint64_t clock_origin;
+};
+
+struct ct_untraced_info {
+	struct ct_untraced_rec rec;
+	char *path;
 };
 
 /* NULL on failure, with a one-line reason in err. */

@@ -68,6 +68,11 @@ static void ct_info_processes(FILE *out, const struct ct_trace *t)
 			fprintf(out, "  (%s)", origin);
 		fputc('\n', out);
 	}
+	for (size_t i = 0; i < t->nuntraced; i++) {
+		char line[4400];
+		ct_untraced_line(&t->untraced[i], line, sizeof(line));
+		fprintf(out, "untraced:   %s\n", line);
+	}
 	fprintf(out, "threads:    %zu\n", t->nthreads);
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct ct_thread_info *th = &t->threads[i];
@@ -128,7 +133,10 @@ static void ct_info_lost(FILE *out, const struct ct_trace *t)
 	ct_fmt_count(n, sizeof(n), t->end.lost);
 	ct_fmt_size(cap, sizeof(cap), t->end.pool_cap);
 	fprintf(out, "lost:       %s events", n);
-	if (!t->end.lost)
+	if (t->nuntraced)
+		fprintf(out, "%s (incomplete: %zu process%s ran untraced or stopped being traced)",
+			t->end.lost ? ";" : "", t->nuntraced, t->nuntraced == 1 ? "" : "es");
+	if (!t->end.lost && !t->nuntraced)
 		fprintf(out, " (complete)");
 	else if (t->end.starved)
 		fprintf(out, " (buffer full: threads held all of its %s while others waited; "

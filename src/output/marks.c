@@ -42,6 +42,51 @@ static void ct_exec_text(const struct ct_event *ev, char *buf, size_t len)
 		buf[len - 1] = 0;
 }
 
+const char *ct_untraced_why(uint32_t reason, int32_t err, char *buf, size_t len)
+{
+	switch (reason) {
+	case CT_UNTRACED_STATIC:
+		return "statically linked (no runtime can be preloaded)";
+	case CT_UNTRACED_SECURE:
+		return "setuid or setgid (the loader ignores LD_PRELOAD)";
+	case CT_UNTRACED_FOREIGN:
+		return "not an x86-64 program (no runtime for it)";
+	case CT_UNTRACED_NO_POOL:
+		snprintf(buf, len, "%s (the recording's shared memory could not be handed on)",
+			 err > 0 ? strerror(err) : "no access");
+		if (buf[0] >= 'A' && buf[0] <= 'Z')
+			buf[0] = (char)(buf[0] - 'A' + 'a');
+		return buf;
+	case CT_UNTRACED_UNMAPPED:
+		return "the program unmapped calltrace's shared memory";
+	case CT_UNTRACED_PROTECTED:
+		return "the program write-protected calltrace's shared memory";
+	case CT_UNTRACED_REMAPPED:
+		return "the program mapped over calltrace's shared memory";
+	default:
+		snprintf(buf, len, "reason %u", reason);
+		return buf;
+	}
+}
+
+void ct_untraced_line(const struct ct_untraced_info *u, char *buf, size_t len)
+{
+	char why[256];
+	int stopped = u->rec.reason >= CT_UNTRACED_UNMAPPED;
+	snprintf(buf, len, "process %d (%s) %s: %s", u->rec.pid, u->path,
+		 stopped ? "stopped being traced" : "ran untraced",
+		 ct_untraced_why(u->rec.reason, u->rec.err, why, sizeof(why)));
+}
+
+/* Tracing stopped in this process: why, from the record's payload. */
+static void ct_untraced_text(const struct ct_event *ev, char *buf, size_t len)
+{
+	struct ct_ext_exec_note n = { 0 };
+	char why[256];
+	ct_event_payload(ev, &n, sizeof(n));
+	snprintf(buf, len, "tracing stopped: %s", ct_untraced_why(n.reason, n.err, why, sizeof(why)));
+}
+
 enum ct_mark_kind ct_mark_text(struct ct_symbols *sym, uint32_t instance,
 			       const struct ct_event *ev, char *buf, size_t len)
 {
@@ -71,6 +116,9 @@ enum ct_mark_kind ct_mark_text(struct ct_symbols *sym, uint32_t instance,
 		return CT_MARK_PROCESS;
 	case CT_EXT_FORKED_FROM:
 		snprintf(buf, len, "forked from process %d", f.child_pid);
+		return CT_MARK_PROCESS;
+	case CT_EXT_UNTRACED:
+		ct_untraced_text(ev, buf, len);
 		return CT_MARK_PROCESS;
 	case CT_EXT_PAUSE:
 		snprintf(buf, len, "tracing off");

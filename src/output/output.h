@@ -35,6 +35,10 @@ enum ct_mark_kind {
 	CT_MARK_NOTE, /* tracing off and on */
 	CT_MARK_USER, /* calltrace_mark() */
 };
+/* Why a process ran untraced or stopped being traced (struct ct_untraced_rec), in words. */
+const char *ct_untraced_why(uint32_t reason, int32_t err, char *buf, size_t len);
+/* "process P (/path) ran untraced: why" (or "... stopped being traced: why"). */
+void ct_untraced_line(const struct ct_untraced_info *u, char *buf, size_t len);
 enum ct_mark_kind ct_mark_text(struct ct_symbols *sym, uint32_t instance,
 			       const struct ct_event *ev, char *buf, size_t len);
 /* replay.c: how a process began: "forked from pid 12", "after exec", "started by pid 12", or "" */

@@ -224,6 +224,27 @@ static void ct_replay_exit(void *ctx, const struct ct_call *c)
 	ct_out_char(o, '\n');
 }
 
+/* After an exec: the new image ran untraced (it could not join), if it did. */
+static void ct_replay_untraced(struct ct_replay *r, uint64_t clock, uint32_t depth)
+{
+	for (size_t i = 0; i < r->t->nuntraced; i++) {
+		const struct ct_untraced_info *u = &r->t->untraced[i];
+		char text[4400];
+		if (u->rec.instance != r->th->instance || u->rec.pid != r->th->pid ||
+		    u->rec.reason >= CT_UNTRACED_UNMAPPED)
+			continue;
+		ct_untraced_line(u, text, sizeof(text));
+		ct_line_start(r, clock, NULL);
+		ct_out_spaces(r->out_, 2 * depth);
+		ct_out_str(r->out_, ct_c_red);
+		ct_out_str(r->out_, "+++ ");
+		ct_out_str(r->out_, text);
+		ct_out_str(r->out_, " +++");
+		ct_out_str(r->out_, ct_c_reset);
+		ct_out_char(r->out_, '\n');
+	}
+}
+
 /* Marks: a crash, lost events, an exec, a fork, at the depth they happened. */
 static void ct_replay_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 {
@@ -247,6 +268,8 @@ static void ct_replay_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 	ct_out_str(r->out_, close[k]);
 	ct_out_str(r->out_, ct_c_reset);
 	ct_out_char(r->out_, '\n');
+	if (ev->ext_type == CT_EXT_EXEC)
+		ct_replay_untraced(r, ev->clock, depth);
 }
 
 void ct_process_origin(const struct ct_trace *t, const struct ct_process_info *p, char *buf,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "untraced.h"
 
 void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_writer *w, int level)
 {
@@ -237,6 +238,18 @@ static void ct_on_ext(struct ct_collector *c, const struct ct_desc_view *d, uint
 	switch (type) {
 	case CT_EXT_PROCESS:
 		ct_on_process(c, d, p, len);
+		ct_untraced_process(p, len);
+		break;
+	case CT_EXT_EXEC_NOTE: /* for the recorder only (untraced.c) */
+		ct_untraced_exec_note(d->instance, d->pid, clock, p, len);
+		break;
+	case CT_EXT_EXEC_FAILED:
+		ct_untraced_exec_failed(d->instance);
+		ct_encoder_ext(&c->enc, clock, type, p, len);
+		break;
+	case CT_EXT_UNTRACED:
+		ct_untraced_stopped(c->w, d->instance, d->pid, clock, p, len);
+		ct_encoder_ext(&c->enc, clock, type, p, len);
 		break;
 	case CT_EXT_MODULE:
 		ct_on_module(c, d, p, len);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "untraced.h"
 #include "../arch/x86_64/arch.h"
 #include "../ptrace/ptrace.h"
 
@@ -465,6 +466,7 @@ static void ct_finish(struct ct_session *s)
 	if (s->o->serve_pid) /* threads still running in the last process stop writing */
 		atomic_store(&s->pool.ctl->state, CT_POOL_DETACHED);
 	ct_collect(&s->col, CT_TAKE_ALL);
+	ct_untraced_finish(&s->w);
 	ct_write_symtabs(&s->col);
 	ct_write_method(s);
 

@@ -1,0 +1,2 @@
+/* A library a user preloads: it does nothing. */
+int ct_test_preloaded(void) { return 1; }
