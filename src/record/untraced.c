@@ -90,8 +90,8 @@ void ct_untraced_process(const uint8_t *p, uint32_t len)
 	ct_joined[ct_njoined++] = x.exec_instance;
 }
 
-static void ct_write_untraced(struct ct_writer *w, uint32_t instance, int32_t pid,
-			      uint64_t clock, uint32_t reason, int32_t err, const char *path)
+static void ct_write_untraced(struct ct_writer *w, uint32_t instance, int32_t pid, uint64_t clock,
+			      uint32_t reason, int32_t err, const char *path)
 {
 	struct ct_untraced_rec r = {
 		.instance = instance, .pid = pid, .clock = clock, .reason = reason, .err = err

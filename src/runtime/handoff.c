@@ -44,10 +44,10 @@
 #include "secure.h"
 
 #ifndef F_GET_SEALS
-#define F_GET_SEALS 1034
-#define F_SEAL_SEAL 0x0001
+#define F_GET_SEALS   1034
+#define F_SEAL_SEAL   0x0001
 #define F_SEAL_SHRINK 0x0002
-#define F_SEAL_GROW 0x0004
+#define F_SEAL_GROW   0x0004
 #endif
 
 extern char **environ;
@@ -88,8 +88,7 @@ const char *ct_taken_env(const char *name)
 static void ct_take(const char *name)
 {
 	const char *v = getenv(name);
-	if (!v || ct_ntaken == CT_TAKEN_MAX ||
-	    strlen(name) + strlen(v) + 2 > sizeof(ct_taken[0]))
+	if (!v || ct_ntaken == CT_TAKEN_MAX || strlen(name) + strlen(v) + 2 > sizeof(ct_taken[0]))
 		return;
 	char *e = ct_taken[ct_ntaken++];
 	size_t n = strlen(name);
@@ -400,7 +399,8 @@ static uint32_t ct_predict(const char *file, struct ct_exec_note_buf *note)
 		}
 		if (!realpath(path, note->path))
 			snprintf(note->path, sizeof(note->path), "%s", path);
-		uint32_t why = ct_would_be_secure(path, &st) ? CT_UNTRACED_SECURE : ct_elf_reason(fd);
+		uint32_t why =
+			ct_would_be_secure(path, &st) ? CT_UNTRACED_SECURE : ct_elf_reason(fd);
 		int script = why == 0 && ct_script_interpreter(fd, interp, sizeof(interp)) == 0;
 		close(fd);
 		if (!script)
@@ -490,8 +490,8 @@ static char *ct_preload_for(const char *theirs, struct ct_handoff *h)
 void ct_handoff_env(char *const envp[], char **out, struct ct_handoff *h, const char *pool,
 		    const char *nofollow, char *const kept[], size_t nkept)
 {
-	static const char *const ours[] = { "CALLTRACE_FROM",	 "CALLTRACE_ITIMER_PROF",
-					    "CALLTRACE_ADDED",	 "CALLTRACE_POOL_FD" };
+	static const char *const ours[] = { "CALLTRACE_FROM", "CALLTRACE_ITIMER_PROF",
+					    "CALLTRACE_ADDED", "CALLTRACE_POOL_FD" };
 	int has_pool = 0, has_nofollow = 0, preload_done = 0;
 	size_t n = 0;
 

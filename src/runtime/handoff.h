@@ -10,9 +10,9 @@
 
 /* What an exec wrapper keeps on its stack for the new image. */
 struct ct_handoff {
-	int fd;		   /* the pool's descriptor let through the exec, or -1 */
-	char pool_fd[40];  /* "CALLTRACE_POOL_FD=N", or "" */
-	char added[256];   /* "CALLTRACE_ADDED=NAME,..." */
+	int fd;		    /* the pool's descriptor let through the exec, or -1 */
+	char pool_fd[40];   /* "CALLTRACE_POOL_FD=N", or "" */
+	char added[256];    /* "CALLTRACE_ADDED=NAME,..." */
 	char preload[8192]; /* "LD_PRELOAD=..." if we add or change it */
 };
 

@@ -1,7 +1,10 @@
 /* The exec'd side: static, or setuid root. */
 #include <stdio.h>
 #include <unistd.h>
-__attribute__((noinline)) int leaf(void) { return 1; }
+__attribute__((noinline)) int leaf(void)
+{
+	return 1;
+}
 int main(void)
 {
 	leaf();

@@ -8,13 +8,20 @@
 #include <string.h>
 #include <unistd.h>
 extern char **environ;
-__attribute__((noinline)) int count_env(void) { int n = 0; while (environ[n]) n++; return n; }
+__attribute__((noinline)) int count_env(void)
+{
+	int n = 0;
+	while (environ[n])
+		n++;
+	return n;
+}
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "child")) {
 		int n = count_env();
 		printf("env empty=%d\n", n == 0);
-		for (int i = 0; environ[i]; i++) printf("  %s\n", environ[i]);
+		for (int i = 0; environ[i]; i++)
+			printf("  %s\n", environ[i]);
 		return 0;
 	}
 	clearenv();

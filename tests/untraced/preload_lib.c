@@ -1,2 +1,5 @@
 /* A library a user preloads: it does nothing. */
-int ct_test_preloaded(void) { return 1; }
+int ct_test_preloaded(void)
+{
+	return 1;
+}

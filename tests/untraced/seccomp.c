@@ -17,7 +17,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-__attribute__((noinline)) int leaf(int x) { return x + 1; }
+__attribute__((noinline)) int leaf(int x)
+{
+	return x + 1;
+}
 __attribute__((noinline)) int work(int n)
 {
 	int s = 0;
@@ -42,14 +45,16 @@ static int sandbox(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 	};
 	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
-	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "child")) {
 		int fd = open("/dev/null", O_RDWR);
-		printf("child s=%d open-rw=%s\n", work(200), fd < 0 && errno == EPERM ? "EPERM" : "allowed");
+		printf("child s=%d open-rw=%s\n", work(200),
+		       fd < 0 && errno == EPERM ? "EPERM" : "allowed");
 		return 0;
 	}
 	work(100);

@@ -1,7 +1,10 @@
 /* Execs argv[1]: a traced image replaced by one that may not be traceable. */
 #include <stdio.h>
 #include <unistd.h>
-__attribute__((noinline)) int before(void) { return 1; }
+__attribute__((noinline)) int before(void)
+{
+	return 1;
+}
 int main(int argc, char **argv)
 {
 	if (argc < 2)
