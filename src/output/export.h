@@ -129,9 +129,7 @@ static inline void ct_xprogress_tick(struct ct_xprogress *p, uint64_t clock)
 static inline uint64_t ct_xns(const struct ct_trace *t, uint64_t clock)
 {
 	double ns = ct_trace_ns(t, clock);
-	/* saturated: a time from a trace's clocks may be past what u64 holds */
-	double v = ns + 0.5;
-	return v >= 18446744073709549568.0 ? UINT64_MAX : ns > 0 ? (uint64_t)v : 0;
+	return ct_sat_u64(ns + 0.5);
 }
 
 /* The name of a mark (lost events, a crash) in buf; 0 if it is not one to show. */

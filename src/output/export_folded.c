@@ -196,7 +196,7 @@ static void ct_fd_write(struct ct_fd *d)
 		ct_buf_append(&path, name, strlen(name));
 		plen[nd->depth] = path.len;
 
-		uint64_t w = d->calls ? nd->weight : (uint64_t)((double)nd->weight * k + 0.5);
+		uint64_t w = d->calls ? nd->weight : ct_sat_u64((double)nd->weight * k + 0.5);
 		if (!w)
 			continue;
 		uint8_t *p = ct_xout_room(o, path.len + 24);

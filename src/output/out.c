@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "out.h"
+#include "../util/util.h"
 
 void ct_out_init(struct ct_out *o, FILE *f)
 {
@@ -40,15 +41,6 @@ static void ct_out_fixed3(struct ct_out *o, double v, int width)
 	o->buf[o->len++] = (char)('0' + milli / 100 % 10);
 	o->buf[o->len++] = (char)('0' + milli / 10 % 10);
 	o->buf[o->len++] = (char)('0' + milli % 10);
-}
-
-/*
- * A double as u64, saturated: clocks come from the trace, and a converted
- * value that u64 cannot hold is undefined behaviour.
- */
-static uint64_t ct_sat_u64(double v)
-{
-	return v >= 18446744073709549568.0 ? UINT64_MAX : v > 0 ? (uint64_t)v : 0;
 }
 
 void ct_out_duration(struct ct_out *o, double ns)

@@ -79,6 +79,15 @@ static inline int64_t ct_unzigzag(uint64_t v)
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
+/*
+ * A double as u64, saturated: times computed from a trace's clocks may be past
+ * what u64 holds, and converting such a value is undefined behaviour.
+ */
+static inline uint64_t ct_sat_u64(double v)
+{
+	return v >= 18446744073709549568.0 ? UINT64_MAX : v > 0 ? (uint64_t)v : 0;
+}
+
 /* An open-addressing map from non-zero u64 keys to u64 values. */
 struct ct_map {
 	uint64_t *keys;
