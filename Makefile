@@ -127,9 +127,13 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory -C examples BUILD=$(abspath $(BUILD))
 
+# make check also builds the tool with ASan+UBSan (into $(BUILD)-san, a few seconds):
+# the hostile-program and hostile-trace tests run the recorder and the readers under it.
 check: deps-test
 	@$(MAKE) --no-print-directory all
-	@BUILD=$(BUILD) CT_SAN_FLAGS='$(SAN_FLAGS)' tests/run.sh
+	@$(if $(SAN_FLAGS),,$(MAKE) --no-print-directory SANITIZE=$(SAN_CHECK_DEFAULT) BUILD=$(BUILD)-san all)
+	@BUILD=$(BUILD) CT_SAN_FLAGS='$(SAN_FLAGS)' \
+		$(if $(SAN_FLAGS),,CT_SAN=$(abspath $(BUILD))-san/calltrace) tests/run.sh
 
 # make check-sanitize: the tool built with ASan+UBSan (into build-san/, or BUILD=...)
 # and a subset run under it, a few minutes: the bad-input (reader) tests, the unit,

@@ -6,7 +6,7 @@
 # Each command must refuse it in one line with exit 2, or read it (exit 0)
 # when it does not need the damaged part; never die of a signal, run out of
 # memory (the readers run under a 1.5 GB address-space limit, or ASan's
-# allocation limit in a sanitized build), or hang.
+# allocation limit when make check built the sanitized tool: CT_SAN), or hang.
 set -u
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -24,9 +24,16 @@ bad() {
 }
 rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT" || exit 2
 
-# Memory: a limit no honest reading of these small traces comes near.
-if "$CT" --version 2>/dev/null | grep -q . && nm -D "$CT" 2>/dev/null | grep -q __asan_init; then
-	export ASAN_OPTIONS=${ASAN_OPTIONS:-max_allocation_size_mb=1024:allocator_may_return_null=0:detect_leaks=0}
+# The readers: the sanitized tool when make check built one (CT_SAN), else $CT.
+# Memory: a limit no honest reading of these small traces comes near (ASan's
+# own allocation limit under ASan, which cannot run under ulimit -v).
+sanitized() { [ -x "$1" ] && nm "$1" 2>/dev/null | grep -q __asan_init; }
+R=$CT
+[ -n "${CT_SAN:-}" ] && sanitized "$CT_SAN" && R=$CT_SAN
+if sanitized "$R"; then
+	mkdir -p "$OUT/san"
+	export ASAN_OPTIONS=max_allocation_size_mb=1024:allocator_may_return_null=0:detect_leaks=1:log_path=$OUT/san/asan
+	export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$OUT/san/ubsan
 	limit() { "$@"; }
 else
 	limit() { (ulimit -v 1500000 && exec "$@"); }
@@ -68,7 +75,7 @@ mkfifo fifo
 run() {
 	local name=$1 st
 	shift
-	limit timeout -k 5 "$T" "$CT" "$@" >out 2>err </dev/null
+	limit timeout -k 5 "$T" "$R" "$@" >out 2>err </dev/null
 	st=$?
 	if [ $st = 124 ] || [ $st = 137 ]; then
 		bad "$name" "still running after $T s (a hang)"
@@ -119,5 +126,13 @@ readers fifo fifo.data
 "$PY" "$ROOT/tests/lib/craft.py" module-path good.data zero.data /dev/zero 2>craft.err
 run zero/replay-srcline replay --srcline -i zero.data
 
+if sanitized "$R"; then
+	if [ -z "$(ls -A "$OUT/san")" ]; then
+		ok "sanitizer-clean ($R)"
+	else
+		cat "$OUT"/san/* >"$OUT/san.txt"
+		bad sanitizer-clean "a sanitizer report from a reader" "$OUT/san.txt"
+	fi
+fi
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]
