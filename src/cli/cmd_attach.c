@@ -28,7 +28,7 @@ static const char ct_attach_help[] =
 	"  -P, --patch=PATTERN    trace only functions matching the glob (as for record;\n"
 	"                         'lib.so:GLOB' takes a library's functions)\n"
 	"      --no-follow        do not trace the processes it makes\n"
-	"  -b, --buffer-size=SIZE shared buffer between the tracer and the recorder (32M)\n"
+	"  -b, --buffer-size=SIZE the most memory the shared buffer may use (256M)\n"
 	"  -h, --help             this help\n";
 
 static const struct option ct_attach_longopts[] = {

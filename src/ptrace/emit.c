@@ -39,7 +39,11 @@ void ct_pt_publish(struct ct_tracer *tr, struct ct_pt_thread *t, uint32_t flags)
 	t->pos = t->end = t->start = NULL;
 }
 
-/* A free chunk; waits for the recorder, which may be gone (then -1). */
+/*
+ * A free chunk; waits for the recorder, which may be gone (then -1), or may
+ * say the pool is starved: every chunk is held by a thread we trace, and
+ * those may wait for one another (then -1 too: the events are dropped).
+ */
 static int64_t ct_pt_free_chunk(struct ct_tracer *tr)
 {
 	struct ct_pool_ctl *ctl = tr->ctl;
@@ -47,7 +51,7 @@ static int64_t ct_pt_free_chunk(struct ct_tracer *tr)
 		int64_t idx = ct_pool_pop_free(ctl);
 		if (idx >= 0)
 			return idx;
-		if (atomic_load(&ctl->state) != CT_POOL_RECORDING)
+		if (atomic_load(&ctl->state) != CT_POOL_RECORDING || atomic_load(&ctl->starved))
 			return -1;
 		uint32_t seq = atomic_load(&ctl->free_seq);
 		atomic_fetch_add(&ctl->free_waiters, 1);
@@ -65,6 +69,38 @@ static int64_t ct_pt_free_chunk(struct ct_tracer *tr)
 		if (idx >= 0)
 			return idx;
 	}
+}
+
+static struct ct_lost_slot *ct_pt_lost_slots(struct ct_tracer *tr)
+{
+	return (struct ct_lost_slot *)((char *)tr->ctl + tr->ctl->lost_slots_offset);
+}
+
+/*
+ * An event dropped (the pool starved): counted in the thread's stream with
+ * its next chunk, and in a lost slot of the pool meanwhile, whose count the
+ * recorder tells if the thread ends before it gets one.
+ */
+static void ct_pt_drop(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	struct ct_lost_slot *slots = ct_pt_lost_slots(tr);
+
+	t->dropped++;
+	for (uint32_t k = 0; !t->lost_slot && k < CT_LOST_SLOTS; k++) {
+		uint32_t i = ((uint32_t)t->tid * 2654435761u + k) % CT_LOST_SLOTS;
+		int32_t free_tid = 0;
+		if (atomic_compare_exchange_strong(&slots[i].tid, &free_tid, t->tid)) {
+			slots[i].pid = t->proc->pid;
+			slots[i].instance = t->proc->instance;
+			atomic_store(&slots[i].told, 0);
+			atomic_store(&slots[i].dropped, t->dropped - 1);
+			t->lost_slot = (int32_t)i + 1;
+		}
+	}
+	if (!t->lost_slot)
+		t->lost_slot = -1;
+	if (t->lost_slot > 0)
+		atomic_fetch_add(&slots[t->lost_slot - 1].dropped, 1);
 }
 
 static int ct_pt_take_chunk(struct ct_tracer *tr, struct ct_pt_thread *t)
@@ -100,6 +136,12 @@ static uint64_t *ct_pt_reserve(struct ct_tracer *tr, struct ct_pt_thread *t, uin
 		return NULL;
 	if (!t->proc->described) /* every chunk of an instance can say who it is */
 		ct_pt_describe_process(tr, t);
+	if (t->dropped) { /* first thing: what the starved pool made us drop */
+		uint64_t lost = t->dropped;
+		t->dropped = 0;
+		if (ct_pt_emit_ext(tr, t, CT_EXT_LOST, &lost, sizeof(lost)) == 0 && t->lost_slot > 0)
+			atomic_fetch_add(&ct_pt_lost_slots(tr)[t->lost_slot - 1].told, lost);
+	}
 	return ct_pt_reserve(tr, t, n);
 }
 
@@ -107,8 +149,11 @@ int ct_pt_emit_call(struct ct_tracer *tr, struct ct_pt_thread *t, unsigned kind,
 		    uint64_t sp, uint64_t clock)
 {
 	uint64_t *p = ct_pt_reserve(tr, t, 2);
-	if (!p)
+	if (!p) {
+		if (atomic_load(&tr->ctl->state) == CT_POOL_RECORDING)
+			ct_pt_drop(tr, t);
 		return -1;
+	}
 	p[0] = ct_ev_word0(clock, sp);
 	p[1] = ct_ev_word1(kind, fn, sp);
 	return 0;

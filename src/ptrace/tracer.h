@@ -83,6 +83,8 @@ struct ct_pt_thread {
 	uint8_t started; /* seen its first stop */
 	uint8_t held;	 /* attach: stopped for good, to be let go */
 	uint8_t released; /* attach: let run while a call of ours waited; to be stopped again */
+	uint64_t dropped;  /* events dropped while the pool was starved, not yet told */
+	int32_t lost_slot; /* their count in the pool: 1 + slot, 0 none yet, -1 none free */
 };
 
 struct ct_pt_proc {

@@ -18,6 +18,8 @@
 #   fork/*           200 processes forked at once: exact counts
 #   ring/*, lossy/*  the barriers with --ring 1M and with --lossy: they end, and
 #                    (lossy) recorded + lost = every event
+#   ptrace/*         the barriers with --method=ptrace (the tracer holds a chunk
+#                    per thread): exact with 1,000; accounted with 100 and 4K chunks
 # Every command has a deadline: a hang is a FAIL, and its processes are killed.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -183,6 +185,24 @@ for cc in gcc clang; do
 	run "$d" -- "$PROG" fork 200
 	ended "$cc/fork" "$d" && exact "$cc/fork" "$d"
 done
+
+# --method=ptrace: the tracer holds a chunk for each thread it traces
+if [ -x "$OUT/threads-gcc" ]; then
+	PROG=$OUT/threads-plain
+	# the counted functions only: the program's helpers are no_instrument_function,
+	# which breakpoints do not know
+	only=(-P main -P leaf -P barrier_worker)
+	if timeout -k 5 120 gcc -O1 -g -pthread "$HERE/threads.c" -o "$PROG" 2>"$OUT/build-plain.err"; then
+		d=$OUT/ptrace/barrier-1000
+		run "$d" --method=ptrace "${only[@]}" -- "$PROG" barrier 1000 10
+		ended ptrace/barrier-1000 "$d" && exact ptrace/barrier-1000 "$d"
+		d=$OUT/ptrace/barrier-small
+		run "$d" --method=ptrace "${only[@]}" -b 256K --chunk-size 4K -- "$PROG" barrier 100 10
+		ended ptrace/barrier-small "$d" && accounted ptrace/barrier-small "$d"
+	else
+		bad build-plain "does not compile" "$OUT/build-plain.err"
+	fi
+fi
 
 # the sanitized tool, if there is one: the same barriers
 sanitized() { [ -x "$1" ] && nm "$1" 2>/dev/null | grep -q __asan_init; }
