@@ -139,7 +139,8 @@ static uint64_t *ct_pt_reserve(struct ct_tracer *tr, struct ct_pt_thread *t, uin
 	if (t->dropped) { /* first thing: what the starved pool made us drop */
 		uint64_t lost = t->dropped;
 		t->dropped = 0;
-		if (ct_pt_emit_ext(tr, t, CT_EXT_LOST, &lost, sizeof(lost)) == 0 && t->lost_slot > 0)
+		if (ct_pt_emit_ext(tr, t, CT_EXT_LOST, &lost, sizeof(lost)) == 0 &&
+		    t->lost_slot > 0)
 			atomic_fetch_add(&ct_pt_lost_slots(tr)[t->lost_slot - 1].told, lost);
 	}
 	return ct_pt_reserve(tr, t, n);
