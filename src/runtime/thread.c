@@ -359,8 +359,13 @@ static uint64_t *ct_slow_reserve(struct ct_thread *t, uint32_t nwords)
 	struct ct_saved saved;
 	uint64_t *p = NULL;
 
-	/* dropping (lossy mode): count, without a syscall, until a chunk is free */
-	if (t->dropping && atomic_load_explicit(&ct_ctl->free_count, memory_order_relaxed) <= 0) {
+	/*
+	 * dropping (lossy, ring, or a starved pool): count, without a syscall,
+	 * until a chunk is free, or (lossless) the recorder says we may wait again
+	 */
+	if (t->dropping && atomic_load_explicit(&ct_ctl->free_count, memory_order_relaxed) <= 0 &&
+	    ((ct_ctl->flags & (CT_POOL_LOSSY | CT_POOL_RING)) ||
+	     atomic_load_explicit(&ct_ctl->starved, memory_order_relaxed))) {
 		t->pos = NULL;
 		ct_drop(t, 1);
 		return NULL;
