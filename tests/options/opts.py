@@ -101,7 +101,7 @@ def live_split(args):
             lines[tid] = []
         lines[tid].append(line.rstrip('\n'))
     order.sort(key=lambda t: t not in main)
-    print('\n\n'.join('\n'.join(lines[t]) for t in order))
+    print('\n\n'.join('# thread %s\n' % t + '\n'.join(lines[t]) for t in order))
 
 
 def nest(events):
