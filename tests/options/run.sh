@@ -168,12 +168,14 @@ for cc in $CCS; do
 		tree_is "$cc/live-tree" "$d/k.live-replay" "$HERE/known.tree"
 		check "$cc/live-counts" counts "$d/k.json" "$d/truth"
 	fi
+	# (a call whose children are all hidden may still print as "{" ... "}": live
+	# does not wait for ever to know it is a leaf)
 	if run_truth "$cc/live-T" "$d" 5 "$CT" live -T -D 1 -o "$d/k.live-T" -- "$d/known" &&
-		[ "$(grep -E '^ +[0-9]+\.[0-9]{9} .*\| (main|worker)\(\);$' "$d/k.live-T" | wc -l)" = 2 ] &&
-		[ "$(grep -vc '^#' "$d/k.live-T")" = 2 ]; then
+		! grep -v '^#' "$d/k.live-T" | grep -qvE '^ +[0-9]+\.[0-9]{9} ' &&
+		[ "$(grep -v '^#' "$d/k.live-T" | sed 's/.*| //; s/[(].*//; s/^} \/\* //; s/ \*\/$//' | sort -u | tr '\n' ' ')" = "main worker " ]; then
 		ok "$cc/live-T-D"
 	else
-		bad "$cc/live-T-D" "live -T -D 1: expected main(); and worker(); stamped, nothing else" "$d/k.live-T"
+		bad "$cc/live-T-D" "live -T -D 1: expected main and worker only, every line stamped" "$d/k.live-T"
 	fi
 
 	# --pid: one process's calls, the child's and the parent's truth apart
