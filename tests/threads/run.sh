@@ -18,6 +18,8 @@
 #   fork/*           200 processes forked at once: exact counts
 #   ring/*, lossy/*  the barriers with --ring 1M and with --lossy: they end, and
 #                    (lossy) recorded + lost = every event
+#   recorder-zombie  the recorder SIGKILLed and never reaped while the program
+#                    waits for chunks: the program runs on (tests/threads/zombie.py)
 #   ptrace/*         the barriers with --method=ptrace (the tracer holds a chunk
 #                    per thread): exact with 1,000; accounted with 100 and 4K chunks
 # Every command has a deadline: a hang is a FAIL, and its processes are killed.
@@ -201,6 +203,17 @@ if [ -x "$OUT/threads-gcc" ]; then
 		ended ptrace/barrier-small "$d" && accounted ptrace/barrier-small "$d"
 	else
 		bad build-plain "does not compile" "$OUT/build-plain.err"
+	fi
+fi
+
+# a recorder killed and never reaped (a zombie): a waiting thread sees it is gone
+if [ -x "$OUT/threads-gcc" ]; then
+	mkdir -p "$OUT/zombie"
+	if (cd "$OUT/zombie" && timeout -k 5 $T "$PY" "$HERE/zombie.py" "$CT" "$OUT/threads-gcc") \
+		>"$OUT/zombie/out" 2>&1; then
+		ok recorder-zombie
+	else
+		bad recorder-zombie "$(head -n1 "$OUT/zombie/out")" "$OUT/zombie/out"
 	fi
 fi
 

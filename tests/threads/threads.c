@@ -10,6 +10,8 @@
  *   short N       N short-lived threads, 50 at a time, K = 3 calls each
  *   fork N        N processes forked at once, each calls leaf() 3 times and
  *                 leaves with _exit (the parent counts for them)
+ *   spin N        leaf() N times in one thread (fills the pool faster than a
+ *                 recorder empties it)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -121,6 +123,9 @@ int main(int argc, char **argv)
 			int k = n - done < 50 ? n - done : 50;
 			join(start(k, short_worker), k);
 		}
+	} else if (!strcmp(argv[1], "spin")) {
+		for (int i = 0; i < n; i++)
+			leaf(i);
 	} else if (!strcmp(argv[1], "fork")) {
 		for (int i = 0; i < n; i++) {
 			pid_t p = fork();
