@@ -399,7 +399,7 @@ static uint64_t ct_last_clock(struct ct_collector *c, const struct ct_desc_view 
 static void ct_recycle(struct ct_collector *c, uint32_t idx, uint64_t dirty)
 {
 	struct ct_pool_ctl *ctl = c->pool->ctl;
-	memset(ct_rec_chunk(c->pool, idx), 0, ct_min(dirty, c->pool->geo.chunk_size));
+	ct_pool_zero(c->pool, idx, dirty);
 	ct_pool_give_back(c->pool, idx);
 	atomic_fetch_add(&ctl->free_seq, 1);
 	if (atomic_load(&ctl->free_waiters))
@@ -642,7 +642,22 @@ static int ct_copy_owned(struct ct_pool *p, uint32_t idx, uint64_t seq, struct c
 		return 0;
 	ct_read_desc(p, idx, CT_CHUNK_OWNED, copy);
 	copy->thread_seq = seq;
-	memcpy(buf, ct_rec_chunk(p, idx), p->geo.chunk_size);
+	/*
+	 * Page by page, up to a page that ends in 128 zero bytes (more empty
+	 * slots than the encoder skips): reading the pages of the chunk the
+	 * thread never reached would give them memory, for nothing.
+	 */
+	const char *src = (const char *)ct_rec_chunk(p, idx);
+	static const uint64_t zero[16];
+	uint32_t at = 0, size = p->geo.chunk_size;
+	while (at < size) {
+		uint32_t n = (uint32_t)ct_min(4096, size - at);
+		memcpy((char *)buf + at, src + at, n);
+		at += n;
+		if (n >= sizeof(zero) && !memcmp((char *)buf + at - sizeof(zero), zero, sizeof(zero)))
+			break;
+	}
+	memset((char *)buf + at, 0, size - at);
 	atomic_thread_fence(memory_order_acquire);
 	return atomic_load_explicit(&d->state, memory_order_relaxed) == CT_CHUNK_OWNED &&
 	       __atomic_load_n(&d->thread_seq, __ATOMIC_RELAXED) == seq;

@@ -116,6 +116,23 @@ uint32_t ct_pool_release_more(struct ct_pool *p)
 	return to - from;
 }
 
+/*
+ * Zero the first bytes of a chunk for its reuse. A whole chunk (a dead
+ * thread's, salvaged; a refused one) may be mostly pages nobody touched:
+ * its pages are given back instead (reading them as zero afterwards), so
+ * zeroing it does not make them exist.
+ */
+void ct_pool_zero(struct ct_pool *p, uint32_t idx, uint64_t bytes)
+{
+	uint32_t size = p->geo.chunk_size;
+	uint64_t off = (uint64_t)((char *)ct_rec_chunk(p, idx) - (char *)p->ctl);
+
+	if (bytes >= size &&
+	    fallocate(p->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, size) == 0)
+		return;
+	memset(ct_rec_chunk(p, idx), 0, ct_min(bytes, size));
+}
+
 /* Bytes of the pool that exist: the pages threads and the recorder touched. */
 uint64_t ct_pool_resident(const struct ct_pool *p)
 {

@@ -465,6 +465,7 @@ static void ct_finish(struct ct_session *s)
 {
 	if (s->o->serve_pid) /* threads still running in the last process stop writing */
 		atomic_store(&s->pool.ctl->state, CT_POOL_DETACHED);
+	uint64_t pool_used = ct_pool_resident(&s->pool); /* before salvage gives pages back */
 	ct_collect(&s->col, CT_TAKE_ALL);
 	ct_untraced_finish(&s->w);
 	ct_write_symtabs(&s->col);
@@ -491,7 +492,7 @@ static void ct_finish(struct ct_session *s)
 		.refused = s->col.refused,
 		.starved = s->starved,
 		.pool_cap = (uint64_t)s->pool.geo.nchunks * s->pool.geo.chunk_size,
-		.pool_used = ct_pool_resident(&s->pool),
+		.pool_used = pool_used,
 	};
 	rec.recorder_cpu_ns = ct_cpu_ns(RUSAGE_SELF, &rec.recorder_maxrss);
 	ct_writer_block(&s->w, CT_BLOCK_END, 0, &rec, sizeof(rec), NULL, 0);
