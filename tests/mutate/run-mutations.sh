@@ -74,6 +74,7 @@ pid-filter-ignored~src/analysis/walk.c~s/ok = \*p == th->pid;/ok = 1;/~options
 sort-reversed~src/output/report.c~s/return u > v \? -1 : 1;/return u > v ? 1 : -1;/~options
 clock-env-ignored~src/record/pool.c~s/if \(force && !strcmp\(force, "monotonic"\)\)/if (0)/~options
 standalone-lossy-ignored~src/cli/cmd_serve.c~s/o\.lossy = lossy && \*lossy && strcmp\(lossy, "0"\);/o.lossy = 0;/~options
+standalone-disabled-ignored~src/runtime/init.c~s/if \(d && \*d && strcmp\(d, "0"\)\)\n(\t\t__atomic_store_n\(&ct_paused_all)/if (0)\n$1/~options
 EOF
 )
 
