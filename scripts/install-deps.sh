@@ -26,6 +26,8 @@ if [ "${1:-}" = --test ]; then
 	command -v setcap >/dev/null 2>&1 || need="$need libcap2-bin" # tests/privilege
 	command -v setpriv >/dev/null 2>&1 || need="$need util-linux"
 	for t in autoconf cmake; do command -v $t >/dev/null 2>&1 || need="$need $t"; done
+	command -v llvm-dwp >/dev/null 2>&1 || need="$need llvm" # DWARF packages (tests/protos)
+	command -v man >/dev/null 2>&1 || need="$need man-db"    # man pages (tests/install)
 fi
 
 [ -z "$need" ] && exit 0

@@ -20,10 +20,14 @@
 #                            gcc-O2-patchlc (the same with record --libcalls))
 #   JOBS=2                   programs built and checked in parallel
 #
-# Prints one line per test, `ok NAME` or `FAIL NAME: REASON` with details
-# indented below, and last `N passed, N failed`. Exit status 0 iff no test
-# failed. Everything a test made stays in $TEST_OUT (run/PROG.COMBO/ holds the
-# trace, replay and report of each program) for a look after a failure.
+# Prints one line per test as it finishes, `ok NAME` or `FAIL NAME: REASON`
+# with details indented below, `ok NAME # SKIP WHY` for a test that cannot run
+# here (WHY is required), `# ...` lines when nothing else was printed for 30 s,
+# and last `N passed, N failed, N skipped`. Exit status 0 iff no test failed.
+# Every job of the matrix and every sub-suite must reach its end (the job's end
+# marker, the sub-suite's closing `N passed, N failed` line): one that died
+# part-way is a FAIL. Everything a test made stays in $TEST_OUT (run/PROG.COMBO/
+# holds the trace, replay and report of each program) for a look after a failure.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-build}
@@ -45,10 +49,15 @@ PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 PY=${PY:-python3}
 export ROOT OUT PY
 
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 ok() {
 	echo "ok $1"
 	passed=$((passed + 1))
+}
+# skip NAME WHY: a test that cannot run on this platform, counted apart
+skip() {
+	echo "ok $1 # SKIP $2"
+	skipped=$((skipped + 1))
 }
 # bad NAME REASON [DETAILS-FILE]
 bad() {
@@ -59,9 +68,33 @@ bad() {
 	failed=$((failed + 1))
 }
 finish() {
-	echo "$passed passed, $failed failed"
+	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" = 0 ]
 	exit
+}
+# tally FILE: adds FILE's lines to the totals: `ok NAME` passed, `FAIL NAME`
+# failed, `ok NAME # SKIP WHY` skipped; a skip that does not say why fails.
+tally() {
+	local n m k name
+	read -r n m k < <(awk '/^ok .* # SKIP [^ ]/ { k++; next } /^ok .* # SKIP *$/ { next }
+		/^ok / { n++ } /^FAIL / { m++ } END { print n + 0, m + 0, k + 0 }' "$1")
+	passed=$((passed + n))
+	failed=$((failed + m))
+	skipped=$((skipped + k))
+	while read -r name; do
+		bad "$name" "skipped without saying why (ok NAME # SKIP WHY)"
+	done < <(sed -n 's/^ok \(.*\) # SKIP *$/\1/p' "$1")
+}
+# heartbeat LABEL PATH: while it runs, a line every 30 s in which PATH (a file
+# or directory the work writes to) has not changed: a person sees the run move.
+heartbeat() {
+	local start=$SECONDS said=$SECONDS
+	while sleep 5 >/dev/null; do
+		[ $((SECONDS - said)) -ge 30 ] || continue
+		[ $(($(date +%s) - $(stat -c %Y "$2" 2>/dev/null || echo 0))) -ge 30 ] || continue
+		echo "# $1: still running after $((SECONDS - start)) s"
+		said=$SECONDS
+	done
 }
 
 mkdir -p "$OUT"
@@ -110,22 +143,29 @@ fi
 	done
 	[ -z "$extra_job" ] || echo "$extra_job"
 } | awk '$1 == "recursion" { print; next } { rest[n++] = $0 }
-	END { for (i = 0; i < n; i++) print rest[i] }' | xargs -r -P "$JOBS" -n 2 "$LIB/job.sh"
-
-for p in "${progs[@]}"; do
-	for c in $COMBOS; do
-		r=$OUT/results/$p.$c
-		if [ ! -f "$r" ]; then
-			bad "$p/$c" "the test job left no result"
-			continue
-		fi
-		cat "$r"
-		n=$(grep -c '^ok ' "$r")
-		m=$(grep -c '^FAIL ' "$r")
-		passed=$((passed + n))
-		failed=$((failed + m))
-	done
-done
+	END { for (i = 0; i < n; i++) print rest[i] }' >"$OUT/jobs"
+# Each job prints its lines when it ends (whole, under the lock); the totals
+# come from the result files, each of which must end with the job's marker.
+mkdir -p "$OUT/results"
+if [ -s "$OUT/jobs" ]; then
+	heartbeat "the test programs ($(wc -l <"$OUT/jobs") jobs)" "$OUT/results" &
+	hb=$!
+	# (through sh: xargs would stop all the jobs at one killed by a signal)
+	JOB_STREAM=$OUT/results/.lock xargs -r -P "$JOBS" -n 2 sh -c '"$0" "$@" || exit 1' "$LIB/job.sh" <"$OUT/jobs"
+	st=$?
+	kill "$hb" 2>/dev/null
+	wait "$hb" 2>/dev/null
+	[ $st = 0 ] || bad matrix/jobs "xargs exits with status $st: a job died or was killed (job.sh always exits 0)"
+fi
+while read -r p c; do
+	if "$LIB/job.sh" --result "$p" "$c" >"$OUT/result.txt"; then
+		tally "$OUT/result.txt"
+	else
+		# it printed nothing when it died: its lines, and the FAIL, now
+		cat "$OUT/result.txt"
+		tally "$OUT/result.txt"
+	fi
+done <"$OUT/jobs"
 
 # ---- bad input, errors, help ------------------------------------------------------
 # Each error must be exactly one line on stderr, starting "calltrace: ".
@@ -203,14 +243,26 @@ if [ -n "$CT" ] && selected bad; then
 	: >"$D/empty.data"
 	for i in $(seq 1 200); do echo "this is not a calltrace trace, line $i"; done >"$D/text.data"
 	head -c 100000 /dev/urandom >"$D/random.data"
+	good_tree=
 	if [ -n "$good" ]; then
-		"$PY" "$LIB/tracefile.py" tear "$good" "$D/torn-last-block.data" 2>"$D/tear.err"
-		"$PY" "$LIB/tracefile.py" tear-mid "$good" "$D/torn-mid-file.data" 2>>"$D/tear.err"
-		"$PY" "$LIB/tracefile.py" flip "$good" "$D/corrupt.data" 2>>"$D/tear.err"
+		: >"$D/tear.err"
+		for op in "tear torn-last-block" "tear-mid torn-mid-file" "flip corrupt"; do
+			set -- $op
+			timeout -k 5 "$T_READ" "$PY" "$LIB/tracefile.py" "$1" "$good" "$D/$2.data" 2>>"$D/tear.err" ||
+				echo "tracefile.py $1: status $?" >>"$D/tear.err"
+		done
 		if [ -s "$D/tear.err" ]; then
 			bad bad/trace-layout "tests/lib/tracefile.py does not know this trace layout (tests cut/flip blindly)" "$D/tear.err"
 		fi
-		"$CT" replay -i "$good" >"$D/good.replay" 2>/dev/null
+		# the whole trace's tree, for the torn ones to be a beginning of
+		if timeout -k 5 "$T_READ" "$CT" replay -i "$good" >"$D/good.replay" 2>"$D/good.err" &&
+			timeout -k 5 "$T_READ" "$PY" "$LIB/ctcheck.py" tree "$D/good.replay" >"$D/good.tree" 2>>"$D/good.err" &&
+			[ -s "$D/good.tree" ]; then
+			sed -i 's/ \[[a-z ]*\]$//' "$D/good.tree"
+			good_tree=$D/good.tree
+		else
+			bad bad/good-replay "replay of the good trace, or its tree (tests/lib/ctcheck.py tree), failed" "$D/good.err"
+		fi
 	fi
 
 	for cmd in replay report info; do
@@ -229,13 +281,19 @@ if [ -n "$CT" ] && selected bad; then
 		[ $cmd = report ] && extra=(--json)
 		for torn in torn-last-block torn-mid-file; do
 			expect_torn "bad/$cmd/$torn" "$CT" $cmd -i "$D/$torn.data" "${extra[@]}" || continue
-			if [ $cmd = replay ]; then
+			if [ $cmd = replay ] && [ -n "$good_tree" ]; then
 				# Every call before the tear is shown: the normalised tree (marks
 				# aside: frames open at the tear may show as unfinished) is a
-				# beginning of the whole trace's.
+				# beginning of the whole trace's; both must read.
 				cp "$D/out" "$D/$torn.replay"
-				"$PY" "$LIB/ctcheck.py" tree "$D/good.replay" 2>&1 | sed 's/ \[[a-z ]*\]$//' >"$D/good.tree"
-				"$PY" "$LIB/ctcheck.py" tree "$D/$torn.replay" 2>&1 | sed 's/ \[[a-z ]*\]$//' >"$D/$torn.tree"
+				if ! timeout -k 5 "$T_READ" "$PY" "$LIB/ctcheck.py" tree "$D/$torn.replay" \
+					>"$D/$torn.tree" 2>"$D/$torn.tree.err"; then
+					cat "$D/$torn.tree" >>"$D/$torn.tree.err"
+					bad "bad/replay/$torn-shows-calls-before-tear" \
+						"the replay of the torn trace does not read (tests/lib/ctcheck.py tree)" "$D/$torn.tree.err"
+					continue
+				fi
+				sed -i 's/ \[[a-z ]*\]$//' "$D/$torn.tree"
 				n=$(wc -l <"$D/$torn.tree")
 				if [ "$n" -gt 0 ] && head -n "$n" "$D/good.tree" | cmp -s - "$D/$torn.tree"; then
 					ok "bad/replay/$torn-shows-calls-before-tear"
@@ -246,7 +304,7 @@ if [ -n "$CT" ] && selected bad; then
 						"$D/torn.diff"
 				fi
 			elif [ $cmd = report ]; then
-				if "$PY" "$LIB/ctcheck.py" check-report "$D/out" >"$D/check.out" 2>&1; then
+				if timeout -k 5 "$T_READ" "$PY" "$LIB/ctcheck.py" check-report "$D/out" >"$D/check.out" 2>&1; then
 					ok "bad/report/$torn-json"
 				else
 					bad "bad/report/$torn-json" "$(head -n1 "$D/check.out")"
@@ -305,7 +363,7 @@ if [ -n "$CT" ] && selected bad; then
 			bad bad/record/default-output "record without -o: status $st, files made in the cwd: ${files:-none}" "$D/err"
 		elif ! (cd "$D/default" && timeout -k 5 "$T_READ" "$CT" replay >"$D/out" 2>"$D/err"); then
 			bad bad/record/default-output "replay without -i does not read the trace record made in the cwd ($files)" "$D/err"
-		elif ! (cd "$D/default" && "$CT" replay -i "$files" 2>/dev/null | cmp -s - "$D/out"); then
+		elif ! (cd "$D/default" && timeout -k 5 "$T_READ" "$CT" replay -i "$files" 2>/dev/null | cmp -s - "$D/out"); then
 			bad bad/record/default-output "replay without -i differs from replay -i $files"
 		else
 			ok bad/record/default-output
@@ -314,30 +372,41 @@ if [ -n "$CT" ] && selected bad; then
 	cd "$ROOT" || exit 2
 fi
 
-# ---- sub-suites: tests/faults.sh, and tests/NAME/run.sh for every NAME but unit ----
+# ---- sub-suites: tests/faults.sh, tests/NAME/run.sh for every NAME, unit last ----
 # (faults: kills, crashes, full disk, full pool, ring; filters; export; flame ...)
-# Each prints ok/FAIL lines, counted here. With a REGEX, a sub-suite runs only
-# if its name matches (tests/run.sh faults: that one alone).
+# Each prints ok/FAIL lines, shown as they come and counted here, and last its
+# closing line `N passed, N failed`. With a REGEX, a sub-suite runs only if its
+# name matches (tests/run.sh faults: that one alone).
+CLOSING='^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$'
 subsuite() { # NAME SCRIPT
-	local name=$1 script=$2 so=$OUT/$1.out st n m
-	[ -n "$CT" ] || return 0
+	local name=$1 script=$2 so=$OUT/$1.out st pid hb start=$SECONDS
+	[ -n "$CT" ] || [ "$name" = unit ] || return 0
 	selected "$name" || return 0
 	# A sub-suite that hangs must not hang the whole run: it is stopped after
-	# T_SUITE seconds, and what it printed so far still counts.
+	# T_SUITE seconds, and what it printed so far still counts. Its output goes
+	# to a file (a process it leaves behind cannot hold the run's pipe), which
+	# tail follows until the sub-suite ends.
+	: >"$so"
 	(cd "$ROOT" && OUT=$OUT CT=$CT PY=$PY BUILD=$BUILD CALLTRACE=$CT TEST_OUT=$OUT \
-		timeout -k 10 "$T_SUITE" bash "$script") >"$so" 2>&1 </dev/null
+		exec timeout -k 10 "$T_SUITE" bash "$script") >"$so" 2>&1 </dev/null &
+	pid=$!
+	heartbeat "$name" "$so" &
+	hb=$!
+	tail -n +1 -s 0.5 --pid="$pid" -f "$so" | grep -Ev --line-buffered "$CLOSING"
+	wait "$pid"
 	st=$?
-	if [ $st = 124 ] || [ $st = 137 ]; then
-		echo "FAIL $name/finished: stopped after ${T_SUITE} s (a hang)" >>"$so"
-	fi
-	n=$(grep -c '^ok ' "$so")
-	m=$(grep -c '^FAIL ' "$so")
-	grep -v '^[0-9]* passed, [0-9]* failed$' "$so"
-	passed=$((passed + n))
-	failed=$((failed + m))
-	if [ $st != 0 ] && [ "$m" = 0 ]; then
+	kill "$hb" 2>/dev/null
+	wait "$hb" 2>/dev/null
+	tally "$so"
+	if [ $st = 124 ] || { [ $st = 137 ] && [ $((SECONDS - start)) -ge "$T_SUITE" ]; }; then
+		bad "$name/finished" "stopped after ${T_SUITE} s (a hang)"
+	elif ! tail -n 1 "$so" | grep -Eq "$CLOSING"; then
+		tail -n 5 "$so" >"$so.tail"
+		bad "$name/finished" "$script ended (status $st) without its closing line \"N passed, N failed\": it died part-way" \
+			"$so.tail"
+	elif [ $st != 0 ] && ! grep -q '^FAIL ' "$so"; then
 		bad "$name" "$script exited with status $st" "$so"
-	elif [ $((n + m)) = 0 ]; then
+	elif ! grep -q '^ok \|^FAIL ' "$so"; then
 		bad "$name" "$script printed no ok/FAIL line" "$so"
 	fi
 }
@@ -346,24 +415,8 @@ for s in "$ROOT"/tests/*/run.sh; do
 	d=$(basename "$(dirname "$s")")
 	[ "$d" = unit ] || subsuite "$d" "tests/$d/run.sh"
 done
-
-# ---- unit tests (tests/unit/, the tool's own) ----------------------------------------
-if [ -f "$ROOT/tests/unit/run.sh" ] && selected unit; then
-	U=$OUT/unit.out
-	(cd "$ROOT" && BUILD=$BUILD bash tests/unit/run.sh) >"$U" 2>&1
-	st=$?
-	n=$(grep -c '^ok ' "$U")
-	m=$(grep -c '^FAIL ' "$U")
-	sed -n '/^ok \|^FAIL /p; /^ok \|^FAIL /!s/^/    /p' "$U" |
-		grep -v '^    [0-9]* passed, [0-9]* failed$'
-	passed=$((passed + n))
-	failed=$((failed + m))
-	if [ $st != 0 ] && [ "$m" = 0 ]; then
-		bad unit/run.sh "tests/unit/run.sh exited with status $st"
-	elif [ $((n + m)) = 0 ]; then
-		bad unit/run.sh "tests/unit/run.sh printed no ok/FAIL line"
-	fi
-fi
+# the tool's own C unit tests (tests/unit/)
+[ -f "$ROOT/tests/unit/run.sh" ] && subsuite unit tests/unit/run.sh
 
 if [ -n "$SAN_LOGS" ]; then
 	if [ -z "$(ls -A "$SAN_LOGS")" ]; then

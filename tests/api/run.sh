@@ -21,10 +21,16 @@ PY=${PY:-python3}
 COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O2-fentry clang-O2-fentry gcc-O2-patchable gcc-O2-patch clang-O0-patch}
 rm -rf "$out"
 mkdir -p "$out"
+: >"$out/.tally"
 cd "$out" || exit 1 # what the programs leave (a -pg build's gmon.out) stays here
-pass() { echo "ok api/$1"; }
+# every check is also counted in a file (some run in subshells): the closing line
+pass() {
+	echo "ok api/$1"
+	echo ok >>"$out/.tally"
+}
 fail() {
 	echo "FAIL api/$1: $2"
+	echo FAIL >>"$out/.tally"
 	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
 }
 
@@ -202,10 +208,13 @@ if (cd "$s/cwd" && run linked 5 "$s/linked"); then
 	traced linked "$s/cwd/calltrace.data"
 fi
 if run ring 5 env CALLTRACE_RING=64K CALLTRACE_OUTPUT="$s/ring.data" "$s/linked"; then
-	if "$CT" info -i "$s/ring.data" 2>&1 | grep -q 'ring'; then
+	# info must read the trace (its error would name ring.data) and say flight recorder
+	if ! timeout -k 5 60 "$CT" info -i "$s/ring.data" >"$s/ring.info" 2>"$s/ring.info.err"; then
+		fail standalone/ring "calltrace info cannot read the trace" "$s/ring.info.err"
+	elif grep -q '^method: .*flight recorder keeping the newest 64.0 KiB' "$s/ring.info"; then
 		pass standalone/ring
 	else
-		fail standalone/ring "CALLTRACE_RING did not make a flight recorder"
+		fail standalone/ring "CALLTRACE_RING did not make a flight recorder of 64K" "$s/ring.info"
 	fi
 fi
 # the program's pipe closes when it ends: the recorder holds none of its files
@@ -253,3 +262,4 @@ if "$CT" info -i "$s/killed.data" 2>&1 | grep -q 'not known'; then
 else
 	fail standalone/killed "the trace of a killed program was not finished"
 fi
+echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"

@@ -122,8 +122,7 @@ if run_export perfetto -i "$D" --format perfetto -o "$E/prog.pftrace"; then
 	if command -v protoc >/dev/null; then
 		check perfetto-decode protoc "$E/prog.pftrace"
 	else
-		echo "ok export/perfetto-decode # SKIP protoc missing"
-		passed=$((passed + 1))
+		bad perfetto-decode "protoc is missing (protobuf-compiler; scripts/install-deps.sh --test)"
 	fi
 fi
 if run_export chrome -i "$D" --format chrome -o "$E/prog.json"; then

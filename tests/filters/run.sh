@@ -10,9 +10,15 @@ case $build in /*) ;; *) build=$root/$build ;; esac
 CT=${CALLTRACE:-$build/calltrace}
 out=${TEST_OUT:-$build/tests}/filters
 mkdir -p "$out"
-pass() { echo "ok filters/$1"; }
+: >"$out/.tally"
+# every check is also counted in a file (some run in subshells): the closing line
+pass() {
+	echo "ok filters/$1"
+	echo ok >>"$out/.tally"
+}
 fail() {
 	echo "FAIL filters/$1: $2"
+	echo FAIL >>"$out/.tally"
 	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
 }
 
@@ -42,6 +48,7 @@ print("\n--\n".join("\n".join(s) for s in out))
 
 gcc -g -O0 -finstrument-functions -pthread "$here/filtered.c" -o "$out/filtered" || {
 	fail build "gcc failed"
+	echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"
 	exit 0
 }
 (cd "$out" && "$CT" record -o f.data ./filtered >/dev/null 2>&1) || fail record "record failed"
@@ -163,4 +170,5 @@ for bad in "-t 10parsecs" "-D 0" "--regex -F (" "--tid abc" "--since yesterday";
 		fail "bad: replay $bad" "exit $st, expected 2 and one line" "$out/bad.err"
 	fi
 done
+echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"
 exit 0

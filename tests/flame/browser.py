@@ -228,7 +228,10 @@ def main(argv):
         os.makedirs(shots, exist_ok=True)
     binary = cdp.find_chromium()
     if not binary:
-        print("ok flame/browser # SKIP no chromium")
+        if os.environ.get("CHROMIUM") in ("", "none"):
+            print("ok flame/browser # SKIP CHROMIUM=none: no browser asked for")
+        else:
+            print("FAIL flame/browser: chromium is missing (scripts/install-deps.sh --test)")
         return 0
     log = os.path.join(shots, "chromium.log") if shots else None
     b = cdp.Browser(binary, W, H, timeout=15, log=log)

@@ -15,7 +15,8 @@
 #   it renders, hover shows a tooltip, a click zooms, Escape and the root reset,
 #   search highlights and gives the share, icicle mode, no console errors; for
 #   the big page, what loading and drawing took (printed as `# ...`, not checked).
-#   Without Chromium (Debian: apt-get install chromium): `ok flame/browser # SKIP`.
+#   Without Chromium (Debian: apt-get install chromium): `FAIL flame/browser`;
+#   with CHROMIUM=none, `ok flame/browser # SKIP`.
 #
 # Environment: BUILD, CALLTRACE (or CT), TEST_OUT (or OUT) as for tests/run.sh;
 # CHROMIUM=path the browser (default: Debian's chromium, else one on PATH;

@@ -2,9 +2,13 @@
 # SPDX-License-Identifier: MIT
 # One job of tests/run.sh: build one test program with one compiler and
 # optimisation level, run it alone, record it with calltrace, check the
-# results. Writes its result lines to $OUT/results/PROG.COMBO.
+# results. Writes its result lines to $OUT/results/PROG.COMBO, the last one
+# the marker "# end PROG/COMBO": a job that died part-way has none.
 #
 #   job.sh PROG COMBO        e.g. job.sh longjmp clang-O2, job.sh fib gcc-O2-fentry
+#   job.sh --result PROG COMBO
+#                            print the job's result lines; a result without the
+#                            marker gets a FAIL line PROG/COMBO/finished (exit 1)
 #
 # COMBO is COMPILER-OPT[-METHOD]: METHOD finstrument (the default) builds with
 # -finstrument-functions; fentry and patchable through calltrace-cc
@@ -15,9 +19,36 @@
 # but those the program marks NOTRACE (truth.h), by -P '!name'.
 #
 # Environment (set by run.sh): ROOT, OUT, CT (path of calltrace, or empty
-# when it is not built: the record checks are then left out), PY (python3).
+# when it is not built: the record checks are then left out), PY (python3);
+# JOB_STREAM=FILE: print the result lines when the job ends, holding a lock on
+# FILE (jobs running in parallel print whole results, one after another).
+#
+# A program is built again only when its sources, flags or compiler changed:
+# $OUT/bin/COMBO/.PROG.key holds what the last build was made from.
 set -u
 PY=${PY:-python3}
+
+# result PROG COMBO: the lines of a finished job, without the marker; a FAIL
+# line when the marker is missing (the job died, or is still running).
+result() {
+	local res=$OUT/results/$1.$2
+	if [ "$(tail -n 1 "$res" 2>/dev/null)" = "# end $1/$2" ]; then
+		sed '$d' "$res"
+		return 0
+	fi
+	if [ -f "$res" ]; then
+		cat "$res"
+		echo "FAIL $1/$2/finished: the job died before its end (no end marker in $res)"
+	else
+		echo "FAIL $1/$2/finished: the job did not run (no $res)"
+	fi
+	return 1
+}
+if [ "${1:-}" = --result ]; then
+	result "$2" "$3"
+	exit
+fi
+
 prog=$1 combo=$2
 IFS=- read -r family opt method <<<"$combo"
 method=${method:-finstrument}
@@ -32,7 +63,11 @@ if [ "$method" = ptrace ]; then
 	methods=$(sed -n 's/^.*CT-METHODS:[[:space:]]*\(.*\)$/\1/p' "$ROOT/tests/programs/$prog".c* | sed 's/[[:space:]]*\*\/[[:space:]]*$//')
 	if [ -n "$methods" ] && ! [[ " $methods " == *" ptrace "* ]]; then
 		mkdir -p "$OUT/results"
-		echo "ok $prog/$combo/build # SKIP not for ptrace (CT-METHODS: $methods)" >"$OUT/results/$prog.$combo"
+		{
+			echo "ok $prog/$combo/build # SKIP not for ptrace (CT-METHODS: $methods)"
+			echo "# end $prog/$combo"
+		} >"$OUT/results/$prog.$combo"
+		[ -z "${JOB_STREAM:-}" ] || flock "$JOB_STREAM" "$0" --result "$prog" "$combo"
 		exit 0
 	fi
 	method=patch use_ptrace=1
@@ -67,6 +102,12 @@ fail() {
 }
 # Where to look, on failures that involve calltrace.
 where() { echo "    trace: $R/trace.data  (replay: $R/replay.txt, report: $R/report.json)" >>"$RES"; }
+# The end of the job, wherever it ends: the marker, then the lines for a person.
+end_job() {
+	echo "# end $prog/$combo" >>"$RES"
+	[ -z "${JOB_STREAM:-}" ] || flock "$JOB_STREAM" "$0" --result "$prog" "$combo"
+	exit 0
+}
 
 # Directives: "CT-NAME: value" anywhere in the program's source, one per line.
 directive() {
@@ -86,7 +127,7 @@ status_text() {
 methods=$(directive METHODS)
 if [ -n "$methods" ] && ! [[ " $methods " == *" $method "* ]]; then
 	echo "ok $prog/$combo/build # SKIP not for $method (CT-METHODS: $methods)" >>"$RES"
-	exit 0
+	end_job
 fi
 
 # ---- build -----------------------------------------------------------------
@@ -108,31 +149,74 @@ elif [ "$method" != finstrument ]; then
 	flags=(--method="$method" -g "-$opt" -Wall -pthread "-I$P" "$std")
 fi
 build_log=$R/build.log
-built=1
+# The commands, one a line (words separated by tabs): the libraries, then the program.
+cmds=()
 link=()
+libs=()
 while read -r lib libsrc; do
 	[ -n "${lib:-}" ] || continue
-	if ! timeout "$T_BUILD" "$cc" "${flags[@]}" -fPIC -shared "$P/$libsrc" -o "$BIN/$lib" >>"$build_log" 2>&1; then
-		built=0
-	fi
+	cmds+=("$(printf '%s\t' "${flags[@]}" -fPIC -shared "$P/$libsrc" -o "$lib")")
+	libs+=("$lib")
 	name=${lib#lib}
-	link+=("-L$BIN" "-l${name%.so}" "-Wl,-rpath,\$ORIGIN")
+	link+=("-L." "-l${name%.so}" "-Wl,-rpath,\$ORIGIN")
 done < <(directive SHLIB)
 while read -r lib libsrc; do
 	[ -n "${lib:-}" ] || continue
-	timeout "$T_BUILD" "$cc" "${flags[@]}" -fPIC -shared "$P/$libsrc" -o "$BIN/$lib" >>"$build_log" 2>&1 || built=0
+	cmds+=("$(printf '%s\t' "${flags[@]}" -fPIC -shared "$P/$libsrc" -o "$lib")")
+	libs+=("$lib")
 done < <(directive DLOPEN)
 extra=()
 for s in $(directive SOURCES); do extra+=("$P/$s"); done
 # shellcheck disable=SC2207
 ldlibs=($(directive LDLIBS))
-if [ $built = 1 ] && timeout "$T_BUILD" "$cc" "${flags[@]}" "$src" "${extra[@]}" -o "$BIN/$prog" \
-	"${link[@]}" "${ldlibs[@]}" >>"$build_log" 2>&1; then
-	pass build
-else
-	fail build "$cc -$opt failed" "$build_log"
-	exit 0
+cmds+=("$(printf '%s\t' "${flags[@]}" "$src" "${extra[@]}" -o "$prog" "${link[@]}" "${ldlibs[@]}")")
+
+# What the build is made from: the compiler (and the wrapper), the commands,
+# every source and header of the test programs. The same for two combos that
+# build alike (gcc-O2-patch, gcc-O2-patchlc, gcc-O2-ptrace): built once.
+build_key() {
+	{
+		echo "$cc"
+		if [ "$method" = fentry ] || [ "$method" = patchable ]; then
+			cksum <"$cc"
+			"${CALLTRACE_CC:-$CALLTRACE_CXX}" --version 2>&1 | head -n 1
+		else
+			"$cc" --version 2>&1 | head -n 1
+		fi
+		printf '%s\n' "${cmds[@]}"
+		cat "$src" "${extra[@]}" "$P"/*.h "$P"/parts/*
+	} 2>&1 | sha1sum | cut -c1-40
+}
+CACHE=$OUT/bin/.cache
+key=$(build_key)
+if ! [ -f "$CACHE/$key/.built" ]; then
+	tmp=$CACHE/tmp.$prog.$combo.$$
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	built=1
+	for c in "${cmds[@]}"; do
+		IFS=$'\t' read -r -a words <<<"$c"
+		if ! (cd "$tmp" && timeout -k 5 "$T_BUILD" "$cc" "${words[@]}") >>"$build_log" 2>&1; then
+			built=0
+			break
+		fi
+	done
+	if [ $built = 0 ]; then
+		rm -rf "$tmp"
+		fail build "$cc -$opt failed" "$build_log"
+		end_job
+	fi
+	: >"$tmp/.built"
+	# another job may have built the same at the same time: its copy is as good
+	mv -T "$tmp" "$CACHE/$key" 2>/dev/null || rm -rf "$tmp"
 fi
+for f in "${libs[@]}" "$prog"; do
+	ln -f "$CACHE/$key/$f" "$BIN/$f" 2>/dev/null || cp -f "$CACHE/$key/$f" "$BIN/$f" || {
+		fail build "cannot copy $CACHE/$key/$f to $BIN"
+		end_job
+	}
+done
+pass build
 
 if [ "$method" = patch ]; then
 	srcs=("$src" "${extra[@]}" "$P/truth.h")
@@ -180,7 +264,7 @@ else
 	pass native
 fi
 
-[ -n "$CT" ] || exit 0
+[ -n "$CT" ] || end_job
 
 # ---- record ------------------------------------------------------------------
 (cd "$R" && CT_TRUTH=$R/truth.traced timeout -k 5 "$T_RUN" "$CT" record -o "$R/trace.data" "${rec_opts[@]}" -- \
@@ -194,7 +278,7 @@ else
 fi
 if [ ! -s "$R/trace.data" ]; then
 	fail trace "no trace written ($R/trace.data)"
-	exit 0
+	end_job
 fi
 
 if [ -z "$static_truth" ] && [ -z "$(directive VARIES)" ]; then
@@ -225,11 +309,7 @@ report_ok=0
 if [ $st != 0 ]; then
 	fail report "calltrace report --json exits with $(status_text $st "$T_READ")" "$R/report.err"
 	where
-elif ! "$PY" "$LIB/ctcheck.py" check-report "$R/report.json" >"$R/check.out" 2>&1; then
-	fail report "$(head -n1 "$R/check.out")"
-	where
 else
-	pass report
 	report_ok=1
 fi
 
@@ -243,66 +323,62 @@ else
 	pass info
 fi
 
-# check NAME ctcheck-args...: one test from one ctcheck.py check.
-check() {
-	local name=$1
-	shift
-	if "$PY" "$LIB/ctcheck.py" "$@" >"$R/check.out" 2>&1; then
-		pass "$name"
-	else
-		tail -n +2 "$R/check.out" >"$R/check.details"
-		fail "$name" "$(head -n1 "$R/check.out")" "$R/check.details"
-		where
-	fi
-}
-
+# ---- the checks of the outputs: one ctcheck.py job (one Python start) ----------
+checks=()
 # CT-OPTIMISED-AWAY: yes: the program lets the compiler inline or drop calls
 # (a verbatim sample, const functions). -finstrument-functions still sees
 # them; a method that instruments the optimised code (fentry) sees only the
-# calls the compiler kept, so above -O0 its counts and tree are not compared.
+# calls the compiler kept: above -O0 its counts may only be lower than the
+# program's (counts-kept), and its tree is the expected one with calls taken
+# out (tree-kept).
+kept=0
 if [ "$method" != finstrument ] && [ "$opt" != O0 ] && [ "$(directive OPTIMISED-AWAY)" = yes ]; then
-	tree= optimised_away=1
-	echo "ok $prog/$combo/counts # SKIP the compiler drops calls at -$opt" >>"$RES"
-	report_ok=0
+	kept=1
 fi
-
 if [ $report_ok = 1 ]; then
+	checks+=(--report "$R/report.json")
 	truth=${static_truth:-$R/truth.traced}
 	if [ -s "$truth" ]; then
-		check counts check-counts "$R/report.json" "$truth" "${ignore[@]}"
+		checks+=(--truth "$truth" "${ignore[@]}")
+		[ $kept = 0 ] || checks+=(--kept)
 	else
 		fail counts "no truth file to compare with"
 	fi
 fi
-
 if [ $replay_ok = 1 ]; then
-	opts=()
-	if [ -n "$tree" ]; then
-		opts+=(--tree "$tree")
+	checks+=(--replay "$R/replay.txt")
+	if [ -n "$tree" ] && [ $kept = 1 ]; then
+		checks+=(--tree-kept "$tree" --marks-allow unwound)
+	elif [ -n "$tree" ]; then
+		checks+=(--tree "$tree")
 		if [ "$(directive UNWOUND)" = clang ] && [ "$family" != clang ]; then
-			opts+=(--strip-unwound)
+			checks+=(--strip-unwound)
 		fi
 	elif [ -n "$(directive MARKS)" ]; then
-		opts+=(--marks-allow "$(directive MARKS)")
-	elif [ -n "${optimised_away:-}" ]; then
-		opts+=(--marks-allow unwound)
+		checks+=(--marks-allow "$(directive MARKS)")
+	elif [ $kept = 1 ]; then
+		checks+=(--marks-allow unwound)
 	else
-		opts+=(--marks)
+		checks+=(--marks)
 	fi
 	n=$(directive THREADS)
-	[ -z "$n" ] || opts+=(--threads "$n")
+	[ -z "$n" ] || checks+=(--threads "$n")
 	while read -r fn depth; do
-		[ -n "${fn:-}" ] && opts+=(--maxdepth "$fn" "$depth")
+		[ -n "${fn:-}" ] && checks+=(--maxdepth "$fn" "$depth")
 	done < <(directive MAXDEPTH)
-	"$PY" "$LIB/ctcheck.py" replay-checks "$prog/$combo" "$R/replay.txt" "${opts[@]}" >"$R/checks.out" 2>&1
-	if grep -q '^FAIL ' "$R/checks.out"; then
-		cat "$R/checks.out" >>"$RES"
-		where
-	elif grep -q '^ok ' "$R/checks.out"; then
-		cat "$R/checks.out" >>"$RES"
+fi
+if [ ${#checks[@]} -gt 0 ]; then
+	timeout -k 5 "$T_READ" "$PY" "$LIB/ctcheck.py" job "$prog/$combo" "${checks[@]}" >"$R/checks.out" 2>&1
+	st=$?
+	if [ $st != 0 ] || ! grep -q '^ok \|^FAIL ' "$R/checks.out"; then
+		fail checks "tests/lib/ctcheck.py job $(status_text $st "$T_READ")" "$R/checks.out"
 	else
-		fail replay "tests/lib/ctcheck.py failed" "$R/checks.out"
+		cat "$R/checks.out" >>"$RES"
+		! grep -q '^FAIL ' "$R/checks.out" || where
 	fi
+fi
+
+if [ $replay_ok = 1 ]; then
 	# CT-GREP: FILE ERE -- a line of calltrace's output (replay.txt, info.txt, record.err) must match
 	k=0
 	while read -r file re; do
@@ -320,4 +396,4 @@ if [ $replay_ok = 1 ]; then
 		head -c 1000000 "$R/replay.txt" >"$R/replay.head" && rm -f "$R/replay.txt"
 	fi
 fi
-exit 0
+end_job

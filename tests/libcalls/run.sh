@@ -18,16 +18,23 @@ PY=${PY:-python3}
 CHECK="$root/tests/lib/ctcheck.py"
 rm -rf "$out"
 mkdir -p "$out"
+: >"$out/.tally"
 cd "$out" || exit 1
-pass() { echo "ok libcalls/$1"; }
+# every check is also counted in a file (some run in subshells): the closing line
+pass() {
+	echo "ok libcalls/$1"
+	echo ok >>"$out/.tally"
+}
 fail() {
 	echo "FAIL libcalls/$1: $2"
+	echo FAIL >>"$out/.tally"
 	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
 }
 
 # the program's own library, unversioned: its calls are named after the file defining them
 if ! gcc -O2 -g -shared -fPIC "$here/lcdep.c" -o "$out/liblcdep.so" 2>"$out/lib.err"; then
 	fail build-lib "liblcdep.so did not build" "$out/lib.err"
+	echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"
 	exit 0
 fi
 
@@ -119,3 +126,4 @@ if [ -x "$d/prog" ]; then
 	"$CT" report -i "$d/t.data" -F 'qsort' --json | grep -q '"cmp"' &&
 		pass filter-bare-name || fail filter-bare-name "-F qsort does not take qsort@libc.so.6"
 fi
+echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"

@@ -16,10 +16,16 @@ out=${TEST_OUT:-$build/tests}/patch
 PY=${PY:-python3}
 rm -rf "$out"
 mkdir -p "$out"
+: >"$out/.tally"
 cd "$out" || exit 1
-pass() { echo "ok patch/$1"; }
+# every check is also counted in a file (some run in subshells): the closing line
+pass() {
+	echo "ok patch/$1"
+	echo ok >>"$out/.tally"
+}
 fail() {
 	echo "FAIL patch/$1: $2"
+	echo FAIL >>"$out/.tally"
 	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
 }
 
@@ -131,3 +137,4 @@ else
 fi
 # --method=patch on it: its exported functions only (none here), runs fine
 "$CT" record -o "$out/s.data" --method=patch "$out/stripped" 5 >/dev/null 2>&1 && pass stripped-patch || fail stripped-patch "record failed"
+echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"

@@ -175,7 +175,7 @@ if command -v llvm-dwp >/dev/null; then
 		check "$name" "$out/$name/prog" "$out/sigs-second.protos"
 	done
 else
-	echo "(no llvm-dwp: DWARF packages not tested)"
+	fail dwp "llvm-dwp is missing (llvm; scripts/install-deps.sh --test)"
 fi
 
 # ---- no DWARF: -1 ----------------------------------------------------------------------

@@ -20,8 +20,13 @@ out=${TEST_OUT:-$build/tests}/ptrace
 PY=${PY:-python3}
 rm -rf "$out"
 mkdir -p "$out"
+: >"$out/.tally"
 cd "$out" || exit 1
-pass() { echo "ok ptrace/$1"; }
+# every check is also counted in a file (some run in subshells): the closing line
+pass() {
+	echo "ok ptrace/$1"
+	echo ok >>"$out/.tally"
+}
 # ct ARGS: calltrace, stopped if it hangs (the whole suite must end); where each of its
 # processes was stuck goes to stderr first (gdb), for the failure's report
 ct() {
@@ -63,6 +68,7 @@ reap() {
 }
 fail() {
 	echo "FAIL ptrace/$1: $2"
+	echo FAIL >>"$out/.tally"
 	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
 }
 
@@ -72,10 +78,14 @@ progs="recursion threads fork exec_chain longjmp exceptions signal_handler crash
 for p in $progs; do
 	for c in gcc-O2-ptrace clang-O0-ptrace; do echo "$p $c"; done
 done | OUT=$out ROOT=$root CT=$CT PY=$PY xargs -P "${JOBS:-2}" -n 2 "$root/tests/lib/job.sh"
+st=${PIPESTATUS[1]}
+[ "$st" = 0 ] || fail jobs "xargs exits with status $st: a job died or was killed (job.sh always exits 0)"
+# each job must reach its end (job.sh --result: a FAIL line for one that died)
 for p in $progs; do
 	for c in gcc-O2-ptrace clang-O0-ptrace; do
-		sed 's/^\(ok\|FAIL\) /\1 ptrace\//' "$out/results/$p.$c" 2>/dev/null ||
-			fail "$p/$c" "no result"
+		OUT=$out "$root/tests/lib/job.sh" --result "$p" "$c" | sed 's/^\(ok\|FAIL\) /\1 ptrace\//' >"$out/result.txt"
+		cat "$out/result.txt"
+		grep -v '# SKIP' "$out/result.txt" | sed -n 's/^\(ok\|FAIL\) .*/\1/p' >>"$out/.tally"
 	done
 done
 
@@ -384,11 +394,13 @@ sleep 0.5
 expect_error errors/already-traced "$CT" attach -p "$spid" -o second.data
 grep -q 'already traced' err.txt || fail errors/already-traced-says-why "$(cat err.txt)"
 reap "$apid"
-if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+if [ "$(id -u)" != 0 ]; then
+	echo "ok ptrace/errors/not-permitted # SKIP not root: cannot run calltrace as another user"
+elif ! command -v setpriv >/dev/null; then
+	fail errors/not-permitted "setpriv is missing (util-linux; scripts/install-deps.sh --test)"
+else
 	expect_error errors/not-permitted setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$CT" attach -p "$spid" -o /tmp/ct-not-permitted.data
-else
-	pass "errors/not-permitted # SKIP not root or no setpriv"
 fi
 kill "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
@@ -403,4 +415,5 @@ for p in /proc/[0-9]*; do
 	esac
 done
 [ -z "$left" ] && pass no-process-left || fail no-process-left "still running, killed:$left"
+echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"
 exit 0

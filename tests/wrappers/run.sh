@@ -31,7 +31,6 @@ fail() {
 	echo "FAIL wrappers/$1: $2"
 	if [ -n "${3:-}" ] && [ -s "$3" ]; then head -n 20 "$3" | sed 's/^/    /'; fi
 }
-skip() { echo "ok wrappers/$1 # SKIP $2"; }
 
 if ! [ -x "$WCC" ] || ! [ -x "$WCXX" ]; then
 	fail built "$WCC or $WCXX is missing: run make"
@@ -91,7 +90,7 @@ section_make() {
 			trace make-clang/trace "$out/make-clang" std &&
 			trace_clang_nostd make-clang/no-std "$out/make-clang"
 	else
-		skip make-clang "clang not installed"
+		fail make-clang "clang is missing (scripts/install-deps.sh)"
 	fi
 }
 
@@ -124,7 +123,7 @@ compiler_id() { # NAME ID: CMake identified the wrappers as the compiler underne
 }
 section_cmake() {
 	if ! command -v cmake >/dev/null; then
-		skip cmake "cmake not installed"
+		fail cmake "cmake is missing (scripts/install-deps.sh --test)"
 		return
 	fi
 	cmake_project cmake-gcc exact && compiler_id cmake-gcc GNU
@@ -177,7 +176,7 @@ section_autoconf() {
 	if command -v autoconf >/dev/null; then
 		autoconf_test
 	else
-		skip autoconf "autoconf not installed (scripts/install-deps.sh --test)"
+		fail autoconf "autoconf is missing (scripts/install-deps.sh --test)"
 	fi
 }
 
