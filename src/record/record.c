@@ -139,6 +139,7 @@ struct ct_session {
 	uint64_t last_alive_check; /* standalone: when we last looked for live processes */
 	uint32_t shorts_seen;	   /* lossy: ctl->short_count at the last look */
 	uint64_t starved;	   /* times we said the pool was starved */
+	uint64_t last_progress;	   /* when a pass last collected a chunk */
 };
 
 /* Reap whatever ended; true when no traced process is left. */
@@ -217,6 +218,9 @@ static void ct_sleep(struct ct_session *s)
 	atomic_store(&ctl->recorder_sleeping, 0);
 }
 
+/* Threads wait, every chunk is out and none was published for this long: starved. */
+#define CT_STARVED_AFTER (100 * 1000 * 1000)
+
 /* Free chunks came back: waiting threads may wait again. */
 static void ct_wake_waiters(struct ct_pool_ctl *ctl)
 {
@@ -239,8 +243,9 @@ static int ct_lacking(struct ct_session *s)
  * Threads lack chunks, the free stack is empty and we had nothing to collect:
  * threads hold every chunk released, and one that holds a chunk may be
  * waiting for one that waits for a chunk (a barrier). Release more, up to the
- * cap; at the cap, once a scan for dead threads gave nothing back either, say
- * the pool is starved: threads that wait drop their events, counted, instead
+ * cap; at the cap, once a scan for dead threads gave nothing back either and
+ * no chunk was published for 100 ms (threads busy filling theirs would have),
+ * say the pool is starved: threads that wait drop their events, counted, instead
  * of waiting for ever. A program that lies in the free stack's head only makes
  * us release its own memory sooner, or its own threads drop.
  */
@@ -254,7 +259,9 @@ static int ct_relieve(struct ct_session *s, int scanned)
 		ct_wake_waiters(ctl);
 		return 1;
 	}
-	if (!scanned || !atomic_load(&ctl->free_waiters) || atomic_load(&ctl->starved))
+	/* no chunk published for a while either: not threads busy filling theirs */
+	if (!scanned || !atomic_load(&ctl->free_waiters) || atomic_load(&ctl->starved) ||
+	    ct_now(CLOCK_MONOTONIC) - s->last_progress < CT_STARVED_AFTER)
 		return 0;
 	atomic_store(&ctl->starved, 1);
 	s->starved++;
@@ -325,8 +332,10 @@ static void ct_run(struct ct_session *s)
 			atomic_store(&ctl->state, CT_POOL_DETACHED);
 			return;
 		}
-		if (n)
+		if (n) {
+			s->last_progress = ct_now(CLOCK_MONOTONIC);
 			continue;
+		}
 		/*
 		 * Threads wait for chunks: some may be held by threads that are gone.
 		 * A flight recorder's threads never wait, so look for those regularly.
