@@ -95,6 +95,12 @@ enum ct_ext_type {
 	CT_EXT_EXEC_NOTE = 23,
 	/* Tracing stops in this process (struct ct_ext_exec_note: why, then the exe, NUL). */
 	CT_EXT_UNTRACED = 24,
+	/*
+	 * attach: the calls under way in this thread when calltrace attached, as
+	 * the tracer unwound them (u64 n, then n struct ct_ext_frame, outermost
+	 * first); the window's calls nest in them. First in the thread's stream.
+	 */
+	CT_EXT_ATTACHED = 25,
 };
 
 /*
