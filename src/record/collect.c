@@ -412,7 +412,7 @@ static void ct_refuse(struct ct_collector *c, const struct ct_desc_view *v)
 	c->refused++;
 	c->read_off[v->idx] = 0;
 	c->early[v->idx] = 0;
-	ct_recycle(c, v->idx, c->pool->geo.chunk_size);
+	ct_recycle(c, v->idx, CT_ZERO_ALL);
 }
 
 /* A thread's next chunk, by sequence; a new thread's first is 0. */
@@ -438,7 +438,7 @@ static void ct_collect_chunk(struct ct_collector *c, const struct ct_desc_view *
 	c->read_off[idx] = 0;
 	c->early[idx] = 0;
 	/* a salvaged chunk may hold a torn record past what we read */
-	ct_recycle(c, idx, salvage ? size : ct_max(read, used));
+	ct_recycle(c, idx, salvage ? CT_ZERO_ALL : ct_max(read, used));
 }
 
 /*

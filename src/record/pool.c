@@ -117,17 +117,19 @@ uint32_t ct_pool_release_more(struct ct_pool *p)
 }
 
 /*
- * Zero the first bytes of a chunk for its reuse. A whole chunk (a dead
- * thread's, salvaged; a refused one) may be mostly pages nobody touched:
- * its pages are given back instead (reading them as zero afterwards), so
- * zeroing it does not make them exist.
+ * Zero the first bytes of a chunk for its reuse. A chunk of which we do not
+ * know how much was written (CT_ZERO_ALL: a dead thread's, salvaged; a
+ * refused one) may be mostly pages nobody touched: its pages are given back
+ * instead (they read as zero afterwards), so zeroing it makes none exist. A
+ * published chunk is written over, its pages kept: the next thread to take
+ * it finds them in memory, and likely in cache (the free stack is LIFO).
  */
 void ct_pool_zero(struct ct_pool *p, uint32_t idx, uint64_t bytes)
 {
 	uint32_t size = p->geo.chunk_size;
 	uint64_t off = (uint64_t)((char *)ct_rec_chunk(p, idx) - (char *)p->ctl);
 
-	if (bytes >= size &&
+	if (bytes == CT_ZERO_ALL &&
 	    fallocate(p->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, size) == 0)
 		return;
 	memset(ct_rec_chunk(p, idx), 0, ct_min(bytes, size));

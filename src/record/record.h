@@ -84,6 +84,7 @@ int ct_pool_create(struct ct_pool *p, uint32_t chunk_size, uint32_t nchunks, uin
 void ct_pool_destroy(struct ct_pool *p);
 void ct_pool_give_back(struct ct_pool *p, uint32_t idx);
 uint32_t ct_pool_release_more(struct ct_pool *p);
+#define CT_ZERO_ALL UINT64_MAX /* ct_pool_zero: how much was written is not known */
 void ct_pool_zero(struct ct_pool *p, uint32_t idx, uint64_t bytes);
 uint64_t ct_pool_resident(const struct ct_pool *p);
 uint32_t ct_pick_clock(void);
