@@ -25,7 +25,8 @@ if [ "${1:-}" = --test ]; then
 		need="$need libclang-rt-dev"
 	command -v setcap >/dev/null 2>&1 || need="$need libcap2-bin" # tests/privilege
 	command -v setpriv >/dev/null 2>&1 || need="$need util-linux"
-	for t in autoconf cmake; do command -v $t >/dev/null 2>&1 || need="$need $t"; done
+	for t in autoconf automake cmake; do command -v $t >/dev/null 2>&1 || need="$need $t"; done
+	command -v libtoolize >/dev/null 2>&1 || need="$need libtool" # tests/libtool
 	command -v llvm-dwp >/dev/null 2>&1 || need="$need llvm" # DWARF packages (tests/protos)
 	command -v man >/dev/null 2>&1 || need="$need man-db"    # man pages (tests/install)
 fi

@@ -106,6 +106,11 @@ int ct_argspec_add(const char *cmd, char kind, const char *spec);
 /* --method=ptrace: the program runs under a tracer process, not with the runtime. */
 int ct_trace_ptrace(void);
 /* Does the program fit the method? -1 after an error. */
+/*
+ * libtool.c: if prog is a libtool wrapper script, the program it runs
+ * (*real, to free) and 1, LD_LIBRARY_PATH set as the script sets it.
+ */
+int ct_libtool_resolve(const char *prog, char **real);
 int ct_trace_check(const char *cmd, const char *prog);
 /* privilege.c: a setuid/setgid/file-capability PATH this user cannot trace: said, -1 */
 int ct_privilege_check(const char *cmd, const char *path, int ptrace);

@@ -124,6 +124,9 @@ int ct_cmd_record(int argc, char **argv)
 		return CT_EXIT_USAGE;
 	}
 	o.argv = argv + optind;
+	char *real = NULL; /* a libtool wrapper: the program it would run, run directly */
+	if (!getenv("CALLTRACE_NO_LIBTOOL") && ct_libtool_resolve(o.argv[0], &real))
+		o.argv[0] = real;
 	if (ct_trace_check("record", o.argv[0]) < 0)
 		return CT_EXIT_USAGE;
 	o.ptrace = ct_trace_ptrace();

@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #define CT_POOL_MAGIC	UINT64_C(0x4c4f4f5054435443) /* "CTCTPOOL" */
-#define CT_POOL_VERSION 5
+#define CT_POOL_VERSION 6
 
 #define CT_CHUNK_FREE  0u
 #define CT_CHUNK_OWNED 1u
@@ -73,8 +73,25 @@ enum ct_skip_reason {
 	CT_SKIP_N
 };
 
-/* Names of the functions left unpatched: "reason name\n" lines, in the control area. */
+/*
+ * Names of the functions left unpatched: "reason name\n" lines, in the control
+ * area; and "= count path\n" for each library a patched program loaded but
+ * that was left unpatched (a system library: -P 'lib:*' takes it), in the
+ * last CT_UNPATCHED_TEXT bytes (counted apart), which names never fill.
+ */
 #define CT_SKIP_TEXT (64u << 10)
+#define CT_UNPATCHED_TEXT (8u << 10)
+#define CT_UNPATCHED_CODE '='
+
+/* ct_pool_ctl.attach_flags */
+#define CT_ATTACH_TRACING 1u /* the tracer is attached, tracing has begun */
+#define CT_ATTACH_ENDED	  2u /* the process ended while attached: attach_status holds how */
+#define CT_ATTACH_CPU	  4u /* attach_cpu_ns is known */
+#define CT_ATTACH_BREAKPOINTS 8u /* traced through breakpoints, not the runtime */
+#define CT_ATTACH_DETACHED 16u /* we left it running */
+
+/* Process images noted as they start (ct_pool_ctl.started), a power of two. */
+#define CT_STARTED_RING 1024u
 
 /* pool states */
 #define CT_POOL_RECORDING 0u
@@ -153,8 +170,27 @@ struct ct_pool_ctl {
 	_Atomic uint32_t libcall_sites; /* PLT entries and call sites redirected to them */
 	_Atomic uint32_t starved;	/* every chunk is held: waiting threads drop (recorder sets) */
 	_Atomic uint32_t short_count;	/* lossy: times a thread found no free chunk */
+	_Atomic uint32_t patched_modules; /* modules where some function was patched */
 
-	uint8_t pad[64];
+	/* attach: what the tracer saw of the process, for the recorder (taken from the pad) */
+	_Atomic uint32_t attach_flags; /* CT_ATTACH_* */
+	int32_t attach_status;	       /* its wait status, if it ended (CT_ATTACH_ENDED) */
+	uint32_t attach_functions;     /* functions traced: patched, or given a breakpoint */
+	uint32_t attach_modules;       /* ... in this many modules */
+	uint64_t attach_cpu_ns;	       /* CPU time its threads used while we were attached */
+
+	_Atomic uint32_t unpatched_text_used; /* bytes of the unpatched libraries' lines */
+	/*
+	 * Every process image the runtime is loaded into notes itself here as it
+	 * starts, traced or not (the recorder drains it), so that the processes
+	 * that ran no traced code are counted, and system() finds its child.
+	 */
+	_Atomic uint32_t started_count;
+	struct {
+		_Atomic int32_t pid, ppid;
+	} started[CT_STARTED_RING];
+
+	uint8_t pad[32];
 	struct ct_chunk_desc desc[];
 };
 

@@ -29,6 +29,33 @@ static void ct_info_captures(FILE *out, const struct ct_trace *t)
 		fprintf(out, "call sites: kept for every call (replay --srcline)\n");
 }
 
+/*
+ * Libraries the patched program used that were left as they are (the
+ * system's), with the -P pattern that would take each: "path\tcount" lines.
+ */
+static void ct_info_unpatched(FILE *out, const struct ct_trace *t)
+{
+	const char *list = ct_trace_meta(t, "unpatched_modules");
+	for (const char *line = list; line && *line;) {
+		const char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
+		if (!nl)
+			nl = line + strlen(line);
+		if (tab && tab < nl) {
+			const char *base = line;
+			for (const char *c = line; c < tab; c++)
+				if (*c == '/')
+					base = c + 1;
+			const char *so = strstr(base, ".so");
+			int stem = (int)((so && so < tab ? so : tab) - base);
+			char n[32];
+			ct_fmt_count(n, sizeof(n), strtoull(tab + 1, NULL, 10));
+			fprintf(out, "unpatched:  %.*s (%s functions): -P '%.*s*:*' would trace it\n",
+				(int)(tab - base), base, n, stem, base);
+		}
+		line = *nl ? nl + 1 : nl;
+	}
+}
+
 static void ct_info_time(FILE *out, const struct ct_trace *t)
 {
 	char when[64] = "?", dur[32] = "?";
@@ -203,6 +230,7 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 	} else {
 		fprintf(out, "exit:       unknown: the recording did not finish\n");
 	}
+	ct_info_unpatched(out, t);
 	ct_info_crashes(out, t, sym);
 	ct_info_processes(out, t);
 

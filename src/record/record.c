@@ -378,6 +378,40 @@ static const char *const ct_skip_names[CT_SKIP_N] = {
 
 /* Functions left unpatched: counts by reason, and their names ("name\treason" lines). */
 static void ct_meta_skips(struct ct_buf *b, const struct ct_pool *pool)
+/*
+ * Libraries a patched program used but that were left unpatched: "path\tcount"
+ * lines, each library once (every process that loads it says so). From the
+ * program's memory: read within its bounds, a line with a NUL or no count is
+ * dropped.
+ */
+static void ct_meta_unpatched(struct ct_buf *b, char *text, uint32_t used)
+{
+	struct ct_buf list = { 0 };
+	for (uint32_t at = 0; at < used && at < CT_UNPATCHED_TEXT;) {
+		char *nl = memchr(text + at, '\n', CT_UNPATCHED_TEXT - at);
+		if (!nl)
+			break;
+		*nl = 0;
+		char *line = text + at, *end;
+		unsigned long n = line[0] == CT_UNPATCHED_CODE && line[1] == ' ' ?
+					  strtoul(line + 2, &end, 10) : 0;
+		at = (uint32_t)(nl - text) + 1;
+		if (!n || *end != ' ' || nl - end < 2 || memchr(line, 0, (size_t)(nl - line)))
+			continue;
+		char entry[4200];
+		snprintf(entry, sizeof(entry), "%s\t%lu\n", end + 1, n);
+		if (!list.len || !strstr((const char *)list.data, entry))
+			ct_buf_append(&list, entry, strlen(entry));
+		ct_buf_append(&list, "", 1);
+		list.len--; /* kept terminated for strstr */
+	}
+	if (list.len) {
+		ct_buf_append(&list, "", 1);
+		ct_meta_add(b, "unpatched_modules", (const char *)list.data);
+	}
+	ct_buf_free(&list);
+}
+
 {
 	struct ct_pool_ctl *ctl = pool->ctl;
 	char line[4096] = "";
@@ -394,8 +428,9 @@ static void ct_meta_skips(struct ct_buf *b, const struct ct_pool *pool)
 	memcpy(text, ct_rec_skip_text(pool), CT_SKIP_TEXT);
 	uint32_t used = atomic_load(&ctl->skip_text_used);
 	struct ct_buf list = { 0 };
-	for (uint32_t at = 0; at < used && at < CT_SKIP_TEXT;) {
-		char *nl = memchr(text + at, '\n', CT_SKIP_TEXT - at);
+	const uint32_t names_end = CT_SKIP_TEXT - CT_UNPATCHED_TEXT;
+	for (uint32_t at = 0; at < used && at < names_end;) {
+		char *nl = memchr(text + at, '\n', names_end - at);
 		if (!nl)
 			break;
 		int r = text[at] - 'a';
@@ -410,14 +445,15 @@ static void ct_meta_skips(struct ct_buf *b, const struct ct_pool *pool)
 		}
 		at = (uint32_t)(nl - text) + 1;
 	}
-	free(text);
-	if (used > CT_SKIP_TEXT)
+	if (used > names_end)
 		ct_buf_append(&list, "...\tmore than the list holds\n", 30);
 	ct_buf_append(&list, "", 1);
 	ct_meta_add(b, "patch_skipped_functions", (const char *)list.data);
 	ct_buf_free(&list);
 }
 
+	ct_meta_unpatched(b, text + names_end, atomic_load(&ctl->unpatched_text_used));
+	free(text);
 /* Which hooks the threads were traced by (a later META block overrides the first). */
 static void ct_write_method(struct ct_session *s)
 {

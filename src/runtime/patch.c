@@ -16,6 +16,7 @@
  */
 #include <elf.h>
 #include <link.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -64,21 +65,56 @@ uintptr_t ct_map_near(uintptr_t lo, uintptr_t hi, size_t size)
 	return 0;
 }
 
+/* A "C text\n" line in a part of the control area's text: [from, from + room), counted by used. */
+static void ct_skip_text_line(char code, const char *text_in, uint32_t from, uint32_t room,
+			      _Atomic uint32_t *used)
+{
+	char *text = (char *)ct_ctl + ct_geo.skip_text_offset + from;
+	size_t len = strlen(text_in) + 3;
+	uint32_t at = atomic_fetch_add(used, (uint32_t)len);
+	if (at + len <= room) {
+		text[at] = code;
+		text[at + 1] = ' ';
+		memcpy(text + at + 2, text_in, len - 3);
+		text[at + len - 1] = '\n';
+	}
+}
+
 void ct_patch_count_skip(int reason, const char *name)
 {
-	char *text = (char *)ct_ctl + ct_geo.skip_text_offset;
 	atomic_fetch_add(&ct_ctl->patch_skipped, 1);
 	atomic_fetch_add(&ct_ctl->skips[reason], 1);
 	if (!name) /* a patchable entry: the reader has no name for it either */
 		return;
-	size_t len = strlen(name) + 3; /* "R name\n" */
-	uint32_t at = atomic_fetch_add(&ct_ctl->skip_text_used, (uint32_t)len);
-	if (at + len <= CT_SKIP_TEXT) {
-		text[at] = (char)('a' + reason);
-		text[at + 1] = ' ';
-		memcpy(text + at + 2, name, len - 3);
-		text[at + len - 1] = '\n';
-	}
+	/* the end of the text is kept for the libraries left unpatched */
+	ct_skip_text_line((char)('a' + reason), name, 0, CT_SKIP_TEXT - CT_UNPATCHED_TEXT,
+			  &ct_ctl->skip_text_used);
+}
+
+/* Defined functions of a module (.symtab, else .dynsym): what -P 'lib:*' would weigh. */
+static uint32_t ct_count_functions(const struct ct_elf_map *m)
+{
+	const ElfW(Shdr) *symtab = ct_elf_section_type(m, SHT_SYMTAB);
+	if (!symtab)
+		symtab = ct_elf_section_type(m, SHT_DYNSYM);
+	if (!symtab || symtab->sh_entsize != sizeof(ElfW(Sym)))
+		return 0;
+	const ElfW(Sym) *sym = ct_elf_contents(m, symtab);
+	uint32_t n = 0;
+	for (size_t i = 0; sym && i < symtab->sh_size / sizeof(ElfW(Sym)); i++)
+		n += ELF64_ST_TYPE(sym[i].st_info) == STT_FUNC && sym[i].st_shndx != SHN_UNDEF &&
+		     sym[i].st_value;
+	return n;
+}
+
+/* A library of the system that the program, patched, calls into but that is left as it is. */
+static void ct_note_unpatched(const struct ct_elf_map *m, const char *path)
+{
+	char line[4096];
+	uint32_t n = ct_count_functions(m);
+	if (n && snprintf(line, sizeof(line), "%u %s", n, path) < (int)sizeof(line))
+		ct_skip_text_line(CT_UNPATCHED_CODE, line, CT_SKIP_TEXT - CT_UNPATCHED_TEXT,
+				  CT_UNPATCHED_TEXT, &ct_ctl->unpatched_text_used);
 }
 
 /* A page for the thunk to __fentry__, within rel32 reach of [lo, hi). */
@@ -233,6 +269,18 @@ static int ct_plan_libcalls(const struct ct_elf_map *m, const char *path, int pr
 	return traced || ct_has_hooks(m);
 }
 
+static int ct_program_dynamic; /* this image's program is patched in memory */
+
+/*
+ * A library of the program's own (a build tree, /usr/local, $HOME: not the
+ * system's directories) is patched with the program, unless it has hooks
+ * or patchable entries of its own, or a -P pattern says what to take.
+ */
+static int ct_own_library_patched(const struct ct_elf_map *m, const char *path, int entries)
+{
+	return ct_program_dynamic && !entries && ct_select_own_library(path) && !ct_has_hooks(m);
+}
+
 /* What to do with a module: patch its entry list, patch it dynamically, or neither. */
 static void ct_module_plan(const struct ct_elf_map *m, const char *path, int program, int *entries,
 			   int *dynamic, int *libcalls)
@@ -241,12 +289,14 @@ static void ct_module_plan(const struct ct_elf_map *m, const char *path, int pro
 	*entries = (method == CT_SEL_AUTO || method == CT_SEL_PATCHABLE) && ct_has_entry_list(m);
 	if (!program)
 		*dynamic = (method == CT_SEL_AUTO || method == CT_SEL_PATCH) &&
-			   ct_select_library(path);
+			   (ct_select_library(path) || ct_own_library_patched(m, path, *entries));
 	else if (method == CT_SEL_PATCH)
 		*dynamic = 1;
 	else /* auto: programs with a symbol table, not the stripped ones of the system */
 		*dynamic = method == CT_SEL_AUTO && !*entries && !ct_has_hooks(m) &&
 			   ct_elf_section_type(m, SHT_SYMTAB);
+	if (program)
+		ct_program_dynamic = *dynamic;
 	*libcalls = ct_plan_libcalls(m, path, program, *entries || *dynamic);
 }
 
@@ -289,6 +339,9 @@ static int ct_patch_module(struct dl_phdr_info *info, size_t size, void *data)
 		}
 		if (dynamic)
 			ct_dynpatch_module(info, &m, path, program);
+		else if (!program && !entries && ct_program_dynamic &&
+			 !ct_select_never_library(path) && !ct_has_hooks(&m))
+			ct_note_unpatched(&m, path);
 	}
 	ct_elf_unmap(&m);
 	return want_init && *want_init;

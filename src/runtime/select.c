@@ -10,7 +10,9 @@
  *   malloc@*         library calls (record --libcalls takes them all):
  *   *@libz.so*       function glob @ library glob, the library's file name
  *
- * Without a pattern for the program, all its functions are taken. Names
+ * Without a pattern for the program, all its functions are taken, and so
+ * are those of its own shared libraries (ct_select_own_library: not from
+ * the system's library directories), which a program pattern covers too. Names
  * match as in every other filter: the symbol, or the short demangled name,
  * or any "::" suffix of it. Patching runs once per module, never on a call,
  * so it may use libc freely (the demangler allocates).
@@ -163,6 +165,39 @@ int ct_select_never_library(const char *path)
 	return 0;
 }
 
+/*
+ * The system's library directories: /lib, /usr/lib, /lib64, /usr/lib32 ...
+ * and everything under them (multiarch, plugins). What the loader finds
+ * elsewhere (a build tree, /usr/local, $HOME, an LD_LIBRARY_PATH) is the
+ * program's own.
+ */
+static int ct_system_library(const char *path)
+{
+	static const char *const dirs[] = { "/lib", "/usr/lib", "/lib64", "/usr/lib64",
+					    "/lib32", "/usr/lib32", "/libx32", "/usr/libx32" };
+	for (size_t i = 0; i < CT_ARRAY_LEN(dirs); i++) {
+		size_t n = strlen(dirs[i]);
+		if (!strncmp(path, dirs[i], n) && path[n] == '/')
+			return 1;
+	}
+	return 0;
+}
+
+int ct_select_own_library(const char *path)
+{
+	return strchr(path, '/') && !ct_system_library(path) && !ct_select_never_library(path);
+}
+
+/* Some -P 'lib:func' pattern takes functions of this module. */
+static int ct_module_named(const char *path)
+{
+	for (size_t i = 0; i < ct_npatterns; i++)
+		if (ct_patterns[i].module && !ct_patterns[i].exclude &&
+		    ct_module_matches(ct_patterns[i].module, path))
+			return 1;
+	return 0;
+}
+
 int ct_select_library(const char *path)
 {
 	if (!ct_parsed)
@@ -240,6 +275,8 @@ int ct_select_function(const char *path, int program, const char *raw)
 
 	if (!ct_parsed)
 		ct_parse();
+	/* the program's code, in a library, unless a pattern says what to take of it */
+	program = program || (ct_select_own_library(path) && !ct_module_named(path));
 	positive = program && !ct_program_patterns;
 	if (ct_never(raw))
 		return 0;

@@ -15,6 +15,8 @@ int ct_select_method(void) CT_HIDDEN;
 void ct_select_prepare(void) CT_HIDDEN;
 /* 1 if some -P pattern asks for functions of this shared library (and we may patch it). */
 int ct_select_library(const char *path) CT_HIDDEN;
+/* 1 for a library of the program's own (not from the system's library directories). */
+int ct_select_own_library(const char *path) CT_HIDDEN;
 /* 1 if the function of that module (program: the executable) is to be patched. */
 int ct_select_function(const char *path, int program, const char *raw_name) CT_HIDDEN;
 
