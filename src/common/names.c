@@ -103,13 +103,66 @@ static size_t ct_name_start(const char *s, size_t end)
 	return start;
 }
 
+/*
+ * Length of a demangled signature without the clone notes the demangler
+ * appends, each " [clone .constprop.0]": they name a copy the compiler made of
+ * the function, not another function.
+ */
+static size_t ct_strip_clone_notes(const char *d, size_t len)
+{
+	while (len && d[len - 1] == ']') {
+		size_t open = len - 1;
+		while (open && d[open] != '[')
+			open--;
+		if (open < 1 || d[open - 1] != ' ' || strncmp(d + open, "[clone .", 8))
+			break;
+		len = open - 1;
+	}
+	return len;
+}
+
+/* The length of a clone suffix's part at s (".isra", ".cold", ".0" after a word ...), or 0. */
+static size_t ct_clone_part(const char *s, int first)
+{
+	static const char *const words[] = { "constprop", "isra",	"part", "cold",
+					     "lto_priv",  "localalias", "llvm", "specialized" };
+	if (s[0] != '.')
+		return 0;
+	if (!first && isdigit((unsigned char)s[1])) {
+		size_t n = 1;
+		while (isdigit((unsigned char)s[n]))
+			n++;
+		return n;
+	}
+	for (size_t i = 0; i < CT_NAMES_LEN(words); i++) {
+		size_t n = strlen(words[i]);
+		if (!strncmp(s + 1, words[i], n) && (s[1 + n] == '.' || !s[1 + n]))
+			return 1 + n;
+	}
+	return 0;
+}
+
+size_t ct_clone_base_len(const char *sym)
+{
+	for (const char *dot = strchr(sym + (sym[0] != 0), '.'); dot; dot = strchr(dot + 1, '.')) {
+		const char *p = dot;
+		size_t n;
+		for (int first = 1; (n = ct_clone_part(p, first)); first = 0)
+			p += n;
+		if (!*p && p != dot)
+			return (size_t)(dot - sym);
+	}
+	return strlen(sym);
+}
+
 void ct_short_name_span(const char *d, size_t *start, size_t *end)
 {
-	size_t len = ct_strip_qualifiers(d, strlen(d));
+	size_t whole = ct_strip_clone_notes(d, strlen(d));
+	size_t len = ct_strip_qualifiers(d, whole);
 	*end = ct_params_start(d, len);
 	if (*end == len) { /* not a function signature: keep it whole */
 		*start = 0;
-		*end = strlen(d);
+		*end = whole;
 		return;
 	}
 	*start = ct_name_start(d, *end);

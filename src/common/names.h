@@ -10,6 +10,12 @@
  * parameters or trailing qualifiers. The whole string if it is no signature.
  */
 void ct_short_name_span(const char *demangled, size_t *start, size_t *end);
+/*
+ * Length of a symbol without the suffix of a copy the compiler made of the
+ * function (".constprop.0", ".isra.0", ".part.0", ".cold", ".lto_priv.0",
+ * ".localalias", ".llvm.123", and their combinations): foo.part.0 -> 3.
+ */
+size_t ct_clone_base_len(const char *sym);
 /* Remove ABI tags in place: c_str[abi:cxx11] -> c_str. */
 void ct_drop_abi_tags(char *s);
 /* A glob matches the whole name, or the name from any "::" on: Parser::* finds ns::Parser::parse. */

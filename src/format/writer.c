@@ -57,15 +57,22 @@ int ct_writer_open(struct ct_writer *w, const char *path)
 static int ct_take_place(struct ct_writer *w)
 {
 	struct stat st;
+	char *old = NULL;
 	if (lstat(w->path, &st) == 0) {
-		char *old = ct_printf("%s.old", w->path);
-		int r = rename(w->path, old);
-		free(old);
-		if (r < 0)
+		old = ct_printf("%s.old", w->path);
+		if (rename(w->path, old) < 0) {
+			free(old);
 			return -1;
+		}
 	}
-	if (rename(w->tmp, w->path) < 0)
+	if (rename(w->tmp, w->path) < 0) {
+		free(old);
 		return -1;
+	}
+	/* a trace the user may still want went aside: say where, once */
+	if (old)
+		ct_error("the previous %s is now %s", w->path, old);
+	free(old);
 	free(w->tmp);
 	w->tmp = NULL;
 	return 0;

@@ -76,7 +76,9 @@ static void ct_fd_enter(void *ctx, const struct ct_call *c)
 		d->scap = d->scap ? d->scap * 2 : 64;
 		d->stack = ct_realloc(d->stack, d->scap * sizeof(*d->stack));
 	}
-	uint32_t id = ct_fd_node(d, d->open ? d->stack[d->open - 1] : 0, c->func);
+	/* a function's clones (f.constprop.0 ...) are one frame with it */
+	uint32_t row = ct_symbols_func(d->x->sym, c->func)->row;
+	uint32_t id = ct_fd_node(d, d->open ? d->stack[d->open - 1] : 0, row);
 	d->stack[d->open++] = id;
 	if (d->calls)
 		d->nodes[id].weight++;

@@ -109,9 +109,13 @@ static uint32_t ct_flame_fn(struct ct_flame *fl, uint32_t id)
 	}
 	if (!fl->fn_of[id]) {
 		const struct ct_func *f = ct_symbols_func(fl->sym, id);
-		fl->fn_of[id] = ct_flame_add_fn(fl, f ? f->name : NULL, f ? f->symbol : NULL,
-						f && f->module ? f->module : "") +
-				1;
+		uint32_t fn;
+		if (f && f->row != id) /* a clone (f.constprop.0 ...): its function's frame */
+			fn = ct_flame_fn(fl, f->row);
+		else
+			fn = ct_flame_add_fn(fl, f ? f->name : NULL, f ? f->symbol : NULL,
+					     f && f->module ? f->module : "");
+		fl->fn_of[id] = fn + 1;
 	}
 	return fl->fn_of[id] - 1;
 }

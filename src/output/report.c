@@ -22,9 +22,12 @@ struct ct_fstat {
 	uint32_t active;		     /* calls of it open now */
 };
 
+/* By row (ct_func.row: a function and its clones share one), and calls by symbol. */
 struct ct_stats {
 	struct ct_fstat *st;
 	size_t nst;
+	uint64_t *sym_calls; /* by ct_symbols_func id */
+	size_t nsym;
 };
 
 struct ct_report {
@@ -54,18 +57,33 @@ static inline struct ct_fstat *ct_stat_for(struct ct_stats *s, uint32_t id)
 	return id < s->nst ? &s->st[id] : ct_stat_grow(s, id);
 }
 
-static void ct_stats_enter(struct ct_stats *s, const struct ct_call *c)
+static void ct_count_symbol(struct ct_stats *s, uint32_t id)
 {
-	struct ct_fstat *f = ct_stat_for(s, c->func);
-	f->calls++;
-	f->active++;
+	if (id >= s->nsym) {
+		size_t n = s->nsym ? s->nsym : 256;
+		while (n <= id)
+			n *= 2;
+		s->sym_calls = ct_realloc(s->sym_calls, n * sizeof(*s->sym_calls));
+		memset(s->sym_calls + s->nsym, 0, (n - s->nsym) * sizeof(*s->sym_calls));
+		s->nsym = n;
+	}
+	s->sym_calls[id]++;
 }
 
-static void ct_stats_exit(struct ct_stats *s, const struct ct_call *c)
+static void ct_stats_enter(struct ct_stats *s, const struct ct_symbols *sym,
+			   const struct ct_call *c)
+{
+	struct ct_fstat *f = ct_stat_for(s, ct_symbols_func(sym, c->func)->row);
+	f->calls++;
+	f->active++;
+	ct_count_symbol(s, c->func);
+}
+
+static void ct_stats_exit(struct ct_stats *s, const struct ct_symbols *sym, const struct ct_call *c)
 {
 	if (c->how == CT_CLOSE_NO_ENTRY)
 		return;
-	struct ct_fstat *f = ct_stat_for(s, c->func);
+	struct ct_fstat *f = ct_stat_for(s, ct_symbols_func(sym, c->func)->row);
 	uint64_t ticks = c->exit_clock - c->enter_clock;
 	f->active--;
 	if (!f->active)
@@ -84,17 +102,17 @@ static void ct_stats_exit(struct ct_stats *s, const struct ct_call *c)
 static void ct_report_enter(void *ctx, const struct ct_call *c)
 {
 	struct ct_report *r = ctx;
-	ct_stats_enter(&r->all, c);
+	ct_stats_enter(&r->all, r->sym, c);
 	if (r->per_thread)
-		ct_stats_enter(&r->thread, c);
+		ct_stats_enter(&r->thread, r->sym, c);
 }
 
 static void ct_report_exit(void *ctx, const struct ct_call *c)
 {
 	struct ct_report *r = ctx;
-	ct_stats_exit(&r->all, c);
+	ct_stats_exit(&r->all, r->sym, c);
 	if (r->per_thread)
-		ct_stats_exit(&r->thread, c);
+		ct_stats_exit(&r->thread, r->sym, c);
 }
 
 static double ct_avg(const struct ct_fstat *s)
@@ -169,10 +187,68 @@ static void ct_csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+static const char *const ct_kind_names[] = { "function", "signal", "pseudo" };
+
+static const char *ct_kind_name(const struct ct_func *fn)
+{
+	size_t n = sizeof(ct_kind_names) / sizeof(ct_kind_names[0]);
+	return fn->kind < n ? ct_kind_names[fn->kind] : "pseudo";
+}
+
+/*
+ * The symbols called in each row, as chains: first[row], then next[id]; a row
+ * of one symbol has a chain of one.
+ */
+struct ct_members {
+	uint32_t *first, *next, *count; /* UINT32_MAX ends a chain */
+};
+
+static void ct_members_build(struct ct_members *m, const struct ct_stats *s,
+			     const struct ct_symbols *sym)
+{
+	size_t n = ct_max(s->nst, s->nsym) + 1;
+	m->first = ct_malloc(n * sizeof(uint32_t));
+	m->next = ct_malloc(n * sizeof(uint32_t));
+	m->count = ct_calloc(n, sizeof(uint32_t));
+	memset(m->first, 0xff, n * sizeof(uint32_t));
+	for (size_t i = s->nsym; i-- > 0;) {
+		if (!s->sym_calls[i])
+			continue;
+		uint32_t row = ct_symbols_func(sym, (uint32_t)i)->row;
+		m->next[i] = m->first[row];
+		m->first[row] = (uint32_t)i;
+		m->count[row]++;
+	}
+}
+
+static void ct_members_free(struct ct_members *m)
+{
+	free(m->first);
+	free(m->next);
+	free(m->count);
+}
+
+/* A row that merges a function's clones names each symbol with its calls. */
+static void ct_print_json_symbols(struct ct_report *r, const struct ct_stats *s,
+				  const struct ct_members *m, uint32_t row)
+{
+	if (m->count[row] < 2)
+		return;
+	fputs(", \"symbols\": [", r->out);
+	for (uint32_t id = m->first[row]; id != UINT32_MAX; id = m->next[id]) {
+		fputs(id == m->first[row] ? "{\"symbol\": " : ", {\"symbol\": ", r->out);
+		ct_json_string(r->out, ct_symbols_func(r->sym, id)->symbol);
+		fprintf(r->out, ", \"calls\": %llu}", (unsigned long long)s->sym_calls[id]);
+	}
+	fputc(']', r->out);
+}
+
 static void ct_print_json(struct ct_report *r, const struct ct_stats *s, const uint32_t *rows,
 			  size_t n, double k)
 {
 	FILE *out = r->out;
+	struct ct_members m;
+	ct_members_build(&m, s, r->sym);
 	fputs("[", out);
 	for (size_t i = 0; i < n; i++) {
 		const struct ct_fstat *f = &s->st[rows[i]];
@@ -184,13 +260,17 @@ static void ct_print_json(struct ct_report *r, const struct ct_stats *s, const u
 		ct_json_string(out, fn->symbol);
 		fputs(", \"module\": ", out);
 		ct_json_string(out, fn->module);
+		fprintf(out, ", \"kind\": \"%s\"", ct_kind_name(fn));
 		fprintf(out,
 			", \"calls\": %llu, \"total_ns\": %.0f, \"self_ns\": %.0f, \"avg_ns\": %.0f, "
-			"\"min_ns\": %.0f, \"max_ns\": %.0f}",
+			"\"min_ns\": %.0f, \"max_ns\": %.0f",
 			(unsigned long long)f->calls, (double)f->total * k, (double)f->self * k,
 			ct_avg(f) * k, (double)f->min * k, (double)f->max * k);
+		ct_print_json_symbols(r, s, &m, rows[i]);
+		fputc('}', out);
 	}
 	fputs(n ? "\n]\n" : "]\n", out);
+	ct_members_free(&m);
 }
 
 static void ct_print_csv(struct ct_report *r, const struct ct_stats *s, const uint32_t *rows,
@@ -198,7 +278,7 @@ static void ct_print_csv(struct ct_report *r, const struct ct_stats *s, const ui
 {
 	FILE *out = r->out;
 	if (header)
-		fputs("name,symbol,module,calls,total_ns,self_ns,avg_ns,min_ns,max_ns\n", out);
+		fputs("name,symbol,module,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,kind\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const struct ct_fstat *f = &s->st[rows[i]];
 		const struct ct_func *fn = ct_symbols_func(r->sym, rows[i]);
@@ -207,24 +287,42 @@ static void ct_print_csv(struct ct_report *r, const struct ct_stats *s, const ui
 		ct_csv_field(out, fn->symbol);
 		fputc(',', out);
 		ct_csv_field(out, fn->module);
-		fprintf(out, ",%llu,%.0f,%.0f,%.0f,%.0f,%.0f\n", (unsigned long long)f->calls,
+		fprintf(out, ",%llu,%.0f,%.0f,%.0f,%.0f,%.0f,%s\n", (unsigned long long)f->calls,
 			(double)f->total * k, (double)f->self * k, ct_avg(f) * k, (double)f->min * k,
-			(double)f->max * k);
+			(double)f->max * k, ct_kind_name(fn));
 	}
 }
 
-static void ct_print_text(struct ct_report *r, const struct ct_stats *s, const uint32_t *rows,
-			  size_t n, double k)
+/*
+ * One table: the functions, or the frames that are none (a signal handler
+ * running) under their own heading, so that no one reads "[signal SIGCHLD]"
+ * as a function.
+ */
+static void ct_print_table(struct ct_report *r, const struct ct_stats *s, const uint32_t *rows,
+			   size_t n, double k, int functions)
 {
 	FILE *out = r->out;
 	char c[6][32];
-	fprintf(out,
-		"%s  Total time   Self time       Calls     Average     Minimum     Maximum  "
-		"Function%s\n",
-		ct_c_bold, ct_c_reset);
-	fprintf(out, "  ==========  ==========  ==========  ==========  ==========  ==========  "
-		     "========\n");
-	for (size_t i = 0; i < n; i++) {
+	int headed = 0;
+	for (size_t i = 0; i <= n; i++) {
+		const struct ct_func *fn = i < n ? ct_symbols_func(r->sym, rows[i]) : NULL;
+		if (fn && (fn->kind == CT_KIND_FUNCTION) != functions)
+			continue;
+		/* the functions' heading even over no rows; the others' only over some */
+		if (!headed && (fn || functions)) {
+			headed = 1;
+			if (!functions)
+				fputc('\n', out);
+			fprintf(out,
+				"%s  Total time   Self time       Calls     Average     Minimum     "
+				"Maximum  %s%s\n",
+				ct_c_bold, functions ? "Function" : "Not a function", ct_c_reset);
+			fprintf(out, "  ==========  ==========  ==========  ==========  ==========  "
+				     "==========  %s\n",
+				functions ? "========" : "==============");
+		}
+		if (!fn)
+			break;
 		const struct ct_fstat *f = &s->st[rows[i]];
 		ct_fmt_duration(c[0], sizeof(c[0]), (double)f->total * k);
 		ct_fmt_duration(c[1], sizeof(c[1]), (double)f->self * k);
@@ -232,9 +330,15 @@ static void ct_print_text(struct ct_report *r, const struct ct_stats *s, const u
 		ct_fmt_duration(c[4], sizeof(c[4]), (double)f->min * k);
 		ct_fmt_duration(c[5], sizeof(c[5]), (double)f->max * k);
 		fprintf(out, "  %s  %s  %10llu  %s  %s  %s  %s\n", c[0], c[1],
-			(unsigned long long)f->calls, c[3], c[4], c[5],
-			ct_symbols_func(r->sym, rows[i])->name);
+			(unsigned long long)f->calls, c[3], c[4], c[5], fn->name);
 	}
+}
+
+static void ct_print_text(struct ct_report *r, const struct ct_stats *s, const uint32_t *rows,
+			  size_t n, double k)
+{
+	ct_print_table(r, s, rows, n, k, 1);
+	ct_print_table(r, s, rows, n, k, 0);
 }
 
 static void ct_print(struct ct_report *r, const struct ct_stats *s, int first)
@@ -257,6 +361,8 @@ static void ct_report_thread_begin(void *ctx, const struct ct_thread_info *th)
 	(void)th;
 	if (r->per_thread && r->thread.nst) /* none yet before the first thread: st is NULL */
 		memset(r->thread.st, 0, r->thread.nst * sizeof(*r->thread.st));
+	if (r->per_thread && r->thread.nsym)
+		memset(r->thread.sym_calls, 0, r->thread.nsym * sizeof(*r->thread.sym_calls));
 }
 
 static void ct_report_thread_end(void *ctx, const struct ct_thread_info *th)
@@ -314,6 +420,8 @@ int ct_report(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FIL
 	ct_report_losses(t, w, out, o->json || o->csv);
 	free(r.all.st);
 	free(r.thread.st);
+	free(r.all.sym_calls);
+	free(r.thread.sym_calls);
 	return rc;
 }
 
@@ -452,5 +560,7 @@ int ct_report_diff(struct ct_trace *old_t, struct ct_symbols *old_sym, struct ct
 	free(rows);
 	free(a.st);
 	free(b.st);
+	free(a.sym_calls);
+	free(b.sym_calls);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "symbols.h"
+#include "../common/names.h"
 #include "../format/reader.h"
 #include "../analysis/builder.h"
 
@@ -45,6 +46,7 @@ struct ct_symbols {
 	struct ct_map unloading; /* instances some module was unloaded from: not cached */
 	struct ct_map cache;  /* instance << 47 | addr -> id + 1 */
 	struct ct_map byfunc; /* identity of a function -> id + 1 */
+	struct ct_map rows;   /* module and symbol less any clone suffix -> CT_ROW_* | id + 1 */
 	struct ct_func *funcs;
 	size_t nfuncs, cap;
 	int demangle;
@@ -215,6 +217,7 @@ struct ct_symbols *ct_symbols_open(const struct ct_trace *t, int demangle)
 	s->demangle = demangle;
 	ct_map_init(&s->cache, 1024);
 	ct_map_init(&s->byfunc, 1024);
+	ct_map_init(&s->rows, 1024);
 	ct_map_init(&s->unloading, 16);
 	ct_symbols_refresh(s);
 	return s;
@@ -241,6 +244,7 @@ void ct_symbols_close(struct ct_symbols *s)
 	free(s->funcs);
 	ct_map_free(&s->cache);
 	ct_map_free(&s->byfunc);
+	ct_map_free(&s->rows);
 	ct_map_free(&s->unloading);
 	ct_srclines_free(s->srclines);
 	free(s);
@@ -274,32 +278,82 @@ static const struct ct_inst_mod *ct_find_module(const struct ct_symbols *s, uint
 	return NULL;
 }
 
-/* Its names; a library call's "_ZdlPv@libstdc++.so.6" keeps "@libstdc++.so.6" after them. */
-static void ct_name_func(struct ct_func *f, const char *raw, int demangle)
+/*
+ * Its names; a library call's "_ZdlPv@libstdc++.so.6" keeps "@libstdc++.so.6" after them.
+ * A clone (f.constprop.0, _Z1fi.isra.0) is named as its function; its symbol
+ * keeps the clone's note ("f(int) [clone .isra.0]"). Returns the length of the
+ * symbol without its clone suffix, or 0 if it has none.
+ */
+static size_t ct_name_func(struct ct_func *f, const char *raw, int demangle)
 {
 	const char *at = strrchr(raw, '@');
-	char *bare = at ? ct_strndup(raw, (size_t)(at - raw)) : NULL;
-	char *d = demangle ? ct_demangle(bare ? bare : raw) : NULL;
-	if (!d) {
-		f->symbol = ct_strdup(raw);
-		f->name = ct_strdup(raw);
-	} else if (!at) {
-		f->symbol = d;
-		f->name = ct_short_name(d);
+	const char *lib = at ? at : "";
+	size_t len = at ? (size_t)(at - raw) : strlen(raw);
+	char *bare = ct_strndup(raw, len);
+	size_t base = demangle ? ct_clone_base_len(bare) : len;
+	char *d = demangle ? ct_demangle(bare) : NULL, *shortname;
+	if (d) {
+		shortname = ct_short_name(d);
+	} else if (base < len) { /* foo.part.0, or a suffix the demangler does not know */
+		char *b = ct_strndup(bare, base), *db = ct_demangle(b);
+		shortname = db ? ct_short_name(db) : ct_strdup(b);
+		free(db);
+		free(b);
 	} else {
-		char *shortname = ct_short_name(d);
-		f->symbol = ct_malloc(strlen(d) + strlen(at) + 1);
-		f->name = ct_malloc(strlen(shortname) + strlen(at) + 1);
-		sprintf(f->symbol, "%s%s", d, at);
-		sprintf(f->name, "%s%s", shortname, at);
-		free(shortname);
-		free(d);
+		shortname = ct_strdup(bare);
 	}
+	f->symbol = ct_printf("%s%s", d ? d : bare, lib);
+	f->name = ct_printf("%s%s", shortname, lib);
+	free(shortname);
+	free(d);
 	free(bare);
+	return base < len ? base : 0;
+}
+
+/* CT_ROW_* flags of a rows entry: some function of the row is no clone. */
+#define CT_ROW_HAS_ORIGINAL (UINT64_C(1) << 32)
+
+/*
+ * The row a function of a symbol table joins: a clone joins its function's
+ * (or an earlier clone's); the function joins its clones' if no function of
+ * that name did already (two static functions of one name stay apart).
+ */
+static void ct_join_row(struct ct_symbols *s, uint32_t id, const char *raw, size_t base)
+{
+	struct ct_func *f = &s->funcs[id];
+	uint64_t h = UINT64_C(1469598103934665603);
+	for (const char *c = f->path ? f->path : ""; *c; c++)
+		h = (h ^ (uint8_t)*c) * UINT64_C(1099511628211);
+	h = (h ^ 0xff) * UINT64_C(1099511628211);
+	size_t n = base ? base : strlen(raw);
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)raw[i]) * UINT64_C(1099511628211);
+	const char *at = base ? strrchr(raw, '@') : NULL;
+	for (const char *c = at ? at : ""; *c; c++)
+		h = (h ^ (uint8_t)*c) * UINT64_C(1099511628211);
+
+	int added;
+	uint64_t *slot = ct_map_put(&s->rows, ct_hash64(h), &added);
+	f->row = id;
+	if (added) {
+		*slot = (id + UINT64_C(1)) | (base ? 0 : CT_ROW_HAS_ORIGINAL);
+		return;
+	}
+	uint32_t row = (uint32_t)(*slot & 0xffffffff) - 1;
+	/* the same short name in the same module: a stray hash collision would show here */
+	if (strcmp(s->funcs[row].name, f->name) || s->funcs[row].path != f->path)
+		return;
+	if (!base) {
+		if (*slot & CT_ROW_HAS_ORIGINAL)
+			return;
+		*slot |= CT_ROW_HAS_ORIGINAL;
+	}
+	f->row = row;
 }
 
 static uint32_t ct_add_func(struct ct_symbols *s, uint64_t identity, const char *raw,
-			    const char *module, uint64_t addr)
+			    const char *module, uint64_t addr, enum ct_func_kind kind,
+			    int from_symtab)
 {
 	int added;
 	uint64_t *slot = ct_map_put(&s->byfunc, identity, &added);
@@ -309,14 +363,19 @@ static uint32_t ct_add_func(struct ct_symbols *s, uint64_t identity, const char 
 		s->cap = s->cap ? s->cap * 2 : 256;
 		s->funcs = ct_realloc(s->funcs, s->cap * sizeof(*s->funcs));
 	}
-	struct ct_func *f = &s->funcs[s->nfuncs];
-	ct_name_func(f, raw, s->demangle);
+	uint32_t id = (uint32_t)s->nfuncs;
+	struct ct_func *f = &s->funcs[id];
+	size_t base = ct_name_func(f, raw, s->demangle && kind == CT_KIND_FUNCTION);
 	f->module = module ? ct_basename(module) : "?";
 	f->path = module;
 	f->addr = addr;
 	f->system = -1;
+	f->kind = (uint8_t)kind;
+	f->row = id;
 	*slot = ++s->nfuncs;
-	return (uint32_t)(s->nfuncs - 1);
+	if (from_symtab && s->demangle)
+		ct_join_row(s, id, raw, base);
+	return id;
 }
 
 /* "[signal SIGINT]" and the like: one function each, whatever the process. */
@@ -327,7 +386,8 @@ static uint32_t ct_pseudo(struct ct_symbols *s, uint64_t addr)
 		snprintf(name, sizeof(name), "[signal %s]", ct_signal_name((int)(addr - CT_PSEUDO_SIGNAL)));
 	else
 		snprintf(name, sizeof(name), "[0x%llx]", (unsigned long long)addr);
-	return ct_add_func(s, UINT64_C(0xffff) << 48 | (addr & 0xffffffff), name, NULL, 0);
+	return ct_add_func(s, UINT64_C(0xffff) << 48 | (addr & 0xffffffff), name, NULL, 0,
+			   ct_is_signal_frame(addr) ? CT_KIND_SIGNAL : CT_KIND_PSEUDO, 0);
 }
 
 static uint32_t ct_resolve(struct ct_symbols *s, uint32_t instance, uint64_t addr, uint64_t clock)
@@ -338,7 +398,7 @@ static uint32_t ct_resolve(struct ct_symbols *s, uint32_t instance, uint64_t add
 	if (!m) {
 		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)addr);
 		return ct_add_func(s, (uint64_t)instance << 47 | addr | UINT64_C(1) << 63, name,
-				   NULL, addr);
+				   NULL, addr, CT_KIND_FUNCTION, 0);
 	}
 	uint64_t off = addr - m->base;
 	if (m->symtab >= 0) {
@@ -354,7 +414,7 @@ static uint32_t ct_resolve(struct ct_symbols *s, uint32_t instance, uint64_t add
 		if (lo > 0 && off < tab->values[lo - 1] + ct_max(tab->sizes[lo - 1], 1)) {
 			size_t k = lo - 1;
 			return ct_add_func(s, (uint64_t)(m->symtab + 1) << 40 ^ k, tab->names[k],
-					   m->path, tab->values[k]);
+					   m->path, tab->values[k], CT_KIND_FUNCTION, 1);
 		}
 	}
 	/* no symbol: one function per module file and offset, whatever the process */
@@ -363,7 +423,7 @@ static uint32_t ct_resolve(struct ct_symbols *s, uint32_t instance, uint64_t add
 		h = (h ^ (uint8_t)*c) * UINT64_C(1099511628211);
 	snprintf(name, sizeof(name), "%s+0x%llx", ct_basename(m->path), (unsigned long long)off);
 	return ct_add_func(s, (ct_hash64(h ^ off) | UINT64_C(1) << 62) & ~(UINT64_C(1) << 63), name,
-			   m->path, off);
+			   m->path, off, CT_KIND_FUNCTION, 0);
 }
 
 void ct_symbols_describe(struct ct_symbols *s, uint32_t instance, uint64_t addr, uint64_t clock,

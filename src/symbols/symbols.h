@@ -58,6 +58,13 @@ char *ct_demangle(const char *name);
 /* What replay shows: a demangled name without its parameter list and return type. */
 char *ct_short_name(const char *demangled);
 
+/* What a frame is: most are functions; a signal handler's frame is not. */
+enum ct_func_kind {
+	CT_KIND_FUNCTION,
+	CT_KIND_SIGNAL, /* "[signal SIGCHLD]": the runtime's mark of a handler running */
+	CT_KIND_PSEUDO, /* another frame past every code address: "[0x1000000000123]" */
+};
+
 /* A function as readers know it: one per symbol, whatever process it ran in. */
 struct ct_func {
 	char *name;	    /* short name, as shown in trees and reports */
@@ -65,7 +72,14 @@ struct ct_func {
 	const char *module; /* basename of its module */
 	const char *path;   /* its module's path, or NULL */
 	uint64_t addr;	    /* address in its module's ELF numbering */
-	int8_t system;	    /* declared in a system header: -1 unknown yet, 0, 1 */
+	/*
+	 * The id whose row it shares in report, exports and flame: its own, or for
+	 * the compiler's clones of a function (f.constprop.0, f.part.0, f.cold ...)
+	 * and the function itself, the first of them seen.
+	 */
+	uint32_t row;
+	uint8_t kind;  /* enum ct_func_kind */
+	int8_t system; /* declared in a system header: -1 unknown yet, 0, 1 */
 };
 
 struct ct_symbols;
