@@ -207,6 +207,28 @@ static void ct_on_resume(struct ct_builder *b, const struct ct_event *ev)
 	}
 }
 
+/*
+ * attach: the calls under way when calltrace attached (as the tracer unwound
+ * the thread) open here, at the attach's clock, outermost first: the
+ * window's calls nest in them, and those that never return end unfinished.
+ */
+static void ct_on_attached(struct ct_builder *b, const struct ct_event *ev)
+{
+	uint64_t n;
+	struct ct_ext_frame f;
+
+	ct_event_payload(ev, &n, sizeof(n));
+	n = ct_min(n, (ev->ext_len - ct_min(ev->ext_len, sizeof(n))) / sizeof(f));
+	for (uint64_t i = 0; i < n; i++) {
+		memcpy(&f, ev->ext + sizeof(n) + i * sizeof(f), sizeof(f));
+		struct ct_frame fr = { .addr = f.fn, .enter_clock = ev->clock, .sp = f.sp,
+				       .before_attach = 1 };
+		if (b->ops->user_of)
+			fr.user = b->ops->user_of(b->ctx, f.fn, ev->clock);
+		ct_push(b, &fr);
+	}
+}
+
 static void ct_on_exit(struct ct_builder *b, const struct ct_event *ev)
 {
 	b->jumped = 0;
@@ -265,6 +287,9 @@ void ct_builder_event(struct ct_builder *b, const struct ct_event *ev)
 		} else if (ev->ext_type == CT_EXT_RESUME) {
 			ct_on_resume(b, ev);
 			break; /* it told ext itself, between closing and opening */
+		} else if (ev->ext_type == CT_EXT_ATTACHED) {
+			ct_on_attached(b, ev);
+			break;
 		} else if (ev->ext_type == CT_EXT_PAUSE) {
 			b->paused_clock = ev->clock;
 		} else if (ev->ext_type == CT_EXT_SIGNAL_END) {

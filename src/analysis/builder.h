@@ -52,6 +52,7 @@ struct ct_frame {
 	uint64_t child_ticks; /* time spent in its children */
 	uint32_t children;
 	uint32_t user; /* for the consumer (a function id, say) */
+	uint32_t before_attach; /* under way when calltrace attached: entered at the attach's clock */
 };
 
 struct ct_builder_ops {

@@ -17,8 +17,9 @@ static const char ct_attach_help[] =
 	"ptrace: the process calls dlopen) and patches its functions in memory, so\n"
 	"tracing costs what record --method=patch costs; if it cannot be loaded (a\n"
 	"static program, say), breakpoints are used. The runtime stays loaded, inert,\n"
-	"after the detach. Calls under way at the attach show, when they return, as\n"
-	"\"entered before attach\".\n\n"
+	"after the detach. The calls under way at the attach (main, a server's loop)\n"
+	"are found by unwinding every thread: the window's calls nest in them. One line\n"
+	"on stderr says what was patched, one at the end what the trace holds.\n\n"
 	"  -p, --pid=PID          the process to trace\n"
 	"  -o, --output=PATH      write the trace to PATH (default: calltrace.data)\n"
 	"      --duration=TIME    stop after TIME (like 5s, 500ms, 2m)\n"
@@ -29,6 +30,7 @@ static const char ct_attach_help[] =
 	"                         'lib.so:GLOB' takes a library's functions)\n"
 	"      --no-follow        do not trace the processes it makes\n"
 	"  -b, --buffer-size=SIZE the most memory the shared buffer may use (256M)\n"
+	"  -q, --quiet            no line on stderr at the attach and at the detach\n"
 	"  -h, --help             this help\n";
 
 static const struct option ct_attach_longopts[] = {
@@ -39,6 +41,7 @@ static const struct option ct_attach_longopts[] = {
 	{ "patch", required_argument, NULL, 'P' },
 	{ "no-follow", no_argument, NULL, 1202 },
 	{ "buffer-size", required_argument, NULL, 'b' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -89,7 +92,7 @@ int ct_cmd_attach(int argc, char **argv)
 		.keep_quiet = 1,
 	};
 	int c;
-	while ((c = ct_getopt("attach", argc, argv, "+p:o:b:P:h", ct_attach_longopts)) != -1) {
+	while ((c = ct_getopt("attach", argc, argv, "+p:o:b:P:qh", ct_attach_longopts)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -134,6 +137,9 @@ int ct_cmd_attach(int argc, char **argv)
 			break;
 		case 1202:
 			o.no_follow = 1;
+			break;
+		case 'q':
+			o.quiet = 1;
 			break;
 		case 'h':
 			fputs(ct_attach_help, stdout);

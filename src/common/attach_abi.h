@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What calltrace attach calls in the process it attaches to: the runtime's
- * two entry points (src/runtime/attach.c), which the tracer
+ * entry points (src/runtime/attach.c), which the tracer
  * (src/ptrace/attach_rt.c) finds by name in libcalltrace.so.
  */
 #ifndef CT_ATTACH_ABI_H
@@ -14,17 +14,19 @@
 
 #define CT_ATTACH_START "calltrace_attach_start"
 #define CT_ATTACH_STOP	"calltrace_attach_stop"
-#define CT_ATTACH_ADOPT "calltrace_attach_adopt"
+/* (renamed when its arguments changed: a runtime left loaded by an older calltrace lacks it) */
+#define CT_ATTACH_ADOPT "calltrace_attach_open_calls"
 
 /* conf: "NAME=VALUE" strings as record would set them, each NUL-ended; len bytes in all. */
 long calltrace_attach_start(const char *conf, long len);
 long calltrace_attach_stop(const uint64_t *thread_pointers, long n);
 /*
  * The calls under way in each thread at the attach, for their returns to be
- * seen: per thread its thread pointer, a count n, then n frames {function,
- * return-address slot, return address}, outermost first. Those of functions
- * we patched are hooked. The number hooked.
+ * seen: per thread its thread pointer, its tid, a count n, then n frames
+ * {function, return-address slot, return address}, outermost first. Those of
+ * functions we patched are hooked, and told first in the thread's stream
+ * (CT_EXT_ATTACHED). The number hooked.
  */
-long calltrace_attach_adopt(const uint64_t *threads, long nthreads);
+long calltrace_attach_open_calls(const uint64_t *threads, long nthreads);
 
 #endif

@@ -183,6 +183,14 @@ struct ct_end_rec {
 
 /* ct_end_rec.flags */
 #define CT_END_STANDALONE 1u /* the program started its recorder: no exit status, no CPU time */
+/*
+ * calltrace attach: the exit status and the CPU time are the attached process's,
+ * over the attach (read from /proc at the attach and at the detach or its end)
+ */
+#define CT_END_ATTACHED	  2u
+#define CT_END_DETACHED	  4u /* ... which was still running when calltrace let it go */
+#define CT_END_NO_STATUS  8u /* ... which ended, how not known (another tracer reaped it) */
+#define CT_END_NO_CPU	  16u /* the CPU time could not be read */
 
 uint32_t ct_crc32c(uint32_t crc, const void *buf, size_t len);
 

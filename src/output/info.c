@@ -178,6 +178,28 @@ static void ct_info_lost(FILE *out, const struct ct_trace *t)
 	}
 }
 
+/*
+ * attach: the process did not start or (mostly) end with the recording: it
+ * was left running, or it ended while attached. Older calltraces wrote the
+ * tracer's status here: not the process's, so not shown.
+ */
+static void ct_info_attach_exit(FILE *out, const struct ct_trace *t)
+{
+	int st = t->end.exit_status;
+	uint32_t f = t->end.flags;
+
+	if (!(f & CT_END_ATTACHED))
+		fprintf(out, "exit:       not known (an older calltrace's attach)\n");
+	else if (f & CT_END_DETACHED)
+		fprintf(out, "exit:       detached; still running\n");
+	else if (f & CT_END_NO_STATUS)
+		fprintf(out, "exit:       ended while attached; how, not known\n");
+	else if ((st & 0x7f) == 0)
+		fprintf(out, "exit:       exited with status %d while attached\n", (st >> 8) & 0xff);
+	else
+		fprintf(out, "exit:       killed by %s while attached\n", ct_signal_name(st & 0x7f));
+}
+
 int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 {
 	char a[32], b[32];
@@ -208,6 +230,7 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 				names && *names ? " (info --skipped names them)" : "");
 		fputc('\n', out);
 	}
+	ct_info_unpatched(out, t);
 	ct_info_captures(out, t);
 	if ((v = ct_trace_meta(t, "libcalls"))) {
 		const char *sites = ct_trace_meta(t, "libcall_sites");
@@ -219,8 +242,12 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 	if (v && !strcmp(v, "tsc"))
 		fprintf(out, " (%.3f GHz)", 1.0 / t->ns_per_tick);
 	fputc('\n', out);
+	const char *started = ct_trace_meta(t, "started");
+	int attached = started && !strcmp(started, "attach");
 	if (t->has_end && (t->end.flags & CT_END_STANDALONE)) {
 		fprintf(out, "exit:       not known: the program wrote its own trace (standalone)\n");
+	} else if (t->has_end && attached) {
+		ct_info_attach_exit(out, t);
 	} else if (t->has_end) {
 		int st = t->end.exit_status;
 		if ((st & 0x7f) == 0)
@@ -230,7 +257,6 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 	} else {
 		fprintf(out, "exit:       unknown: the recording did not finish\n");
 	}
-	ct_info_unpatched(out, t);
 	ct_info_crashes(out, t, sym);
 	ct_info_processes(out, t);
 
@@ -264,11 +290,19 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 		}
 	}
 	if (t->has_end && t->end.recorder_cpu_ns && !(t->end.flags & CT_END_STANDALONE)) {
-		char rss[32];
+		char rss[32], prog[64];
 		ct_fmt_size(rss, sizeof(rss), t->end.recorder_maxrss);
-		fprintf(out, "cpu:        program %.3f s, recorder %.3f s (peak memory %s)\n",
-			(double)t->end.program_cpu_ns / 1e9, (double)t->end.recorder_cpu_ns / 1e9,
-			rss);
+		double secs = (double)t->end.program_cpu_ns / 1e9;
+		if (!attached)
+			snprintf(prog, sizeof(prog), "%.3f s", secs);
+		else if (!(t->end.flags & CT_END_ATTACHED))
+			snprintf(prog, sizeof(prog), "not known (an older calltrace's attach)");
+		else if (t->end.flags & CT_END_NO_CPU)
+			snprintf(prog, sizeof(prog), "not known while attached");
+		else
+			snprintf(prog, sizeof(prog), "%.3f s while attached", secs);
+		fprintf(out, "cpu:        program %s, recorder %.3f s (peak memory %s)\n", prog,
+			(double)t->end.recorder_cpu_ns / 1e9, rss);
 	}
 	if (t->torn_bytes)
 		fprintf(out, "truncated:  %llu bytes at the end were cut off mid-block\n",

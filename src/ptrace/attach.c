@@ -27,6 +27,7 @@
 #include "tracer.h"
 #include "ptrace.h"
 #include "../arch/x86_64/ptrace_arch.h"
+#include "../common/event.h"
 
 static volatile sig_atomic_t ct_stop_asked;
 
@@ -36,6 +37,51 @@ static void ct_on_stop_signal(int sig)
 	ct_stop_asked = 1;
 }
 
+
+/* ---- what the recorder tells of the process: how it ended, the CPU it used meanwhile ---- */
+
+static uint64_t ct_cpu_at_attach; /* its threads' CPU time when we had them all stopped */
+
+/* CPU time (user + system) of every thread of pid so far, in ns; 0 if unknown. */
+static uint64_t ct_process_cpu_ns(pid_t pid)
+{
+	char buf[1024];
+	uint32_t n = ct_pt_proc_file(pid, "stat", buf, sizeof(buf) - 1);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+	unsigned long long utime = 0, stime = 0;
+	/* after the name: state (field 3) ... utime (14), stime (15) */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+			 &stime) != 2)
+		return 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	return (utime + stime) * (1000000000ull / (unsigned long long)(hz > 0 ? hz : 100));
+}
+
+/* The CPU it used since the attach, as far as we can see now (it only grows). */
+static void ct_note_cpu(struct ct_tracer *tr)
+{
+	uint64_t now = ct_process_cpu_ns(tr->main_pid);
+	if (!now || !ct_cpu_at_attach)
+		return;
+	uint64_t used = now > ct_cpu_at_attach ? now - ct_cpu_at_attach : 0;
+	if (used >= tr->ctl->attach_cpu_ns)
+		tr->ctl->attach_cpu_ns = used;
+	atomic_fetch_or(&tr->ctl->attach_flags, CT_ATTACH_CPU);
+}
+
+/* A thread's exit stop, or the end waitpid told: the process ending is noted on the way. */
+static void ct_note_end(struct ct_tracer *tr, pid_t pid, int st)
+{
+	if (WIFSTOPPED(st) && (st >> 16) == PTRACE_EVENT_EXIT) {
+		struct ct_pt_thread *t = ct_pt_thread_get(tr, pid);
+		if (t && t->proc->pid == tr->main_pid)
+			ct_note_cpu(tr); /* the last moment its threads' times can be read */
+	} else if (pid == tr->main_pid && (WIFEXITED(st) || WIFSIGNALED(st))) {
+		tr->ctl->attach_status = st;
+		atomic_fetch_or(&tr->ctl->attach_flags, CT_ATTACH_ENDED);
+	}
+}
 
 /* Wait for tid's stop after PTRACE_INTERRUPT; other results of it are handled on the way. */
 static int ct_wait_stopped(pid_t tid, int *status)
@@ -151,6 +197,7 @@ static void ct_stop_all(struct ct_tracer *tr)
 				continue;
 			return;
 		}
+		ct_note_end(tr, pid, st);
 		struct ct_pt_thread *t = ct_pt_thread_get(tr, pid);
 		if (!t) { /* a new one whose first stop came before its creator's event */
 			if (WIFSTOPPED(st))
@@ -349,7 +396,7 @@ static void ct_leave(struct ct_tracer *tr)
 		if (!tr->threads.keys[i] || !t)
 			continue;
 		ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)t->pending_sig);
-		ct_pt_thread_gone(tr, t);
+		ct_pt_thread_detached(tr, t);
 	}
 }
 
@@ -358,6 +405,9 @@ static int ct_attach_loop(struct ct_tracer *tr)
 	while (tr->nthreads) {
 		if (ct_stop_asked) {
 			ct_stop_all(tr);
+			ct_note_cpu(tr);
+			if (ct_pt_thread_get(tr, tr->main_pid) || !ct_pt_thread_dead(tr->main_pid))
+				atomic_fetch_or(&tr->ctl->attach_flags, CT_ATTACH_DETACHED);
 			ct_leave(tr);
 			return 0;
 		}
@@ -368,6 +418,7 @@ static int ct_attach_loop(struct ct_tracer *tr)
 				continue;
 			break;
 		}
+		ct_note_end(tr, pid, st);
 		struct ct_pt_thread *t = ct_pt_thread_get(tr, pid);
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
 			if (t)
@@ -393,6 +444,25 @@ static int ct_attach_loop(struct ct_tracer *tr)
 	return 0;
 }
 
+#define CT_ATTACHED_MAX 512 /* calls under way told per thread */
+
+/* The calls we follow in t from the attach, first in its stream: the window's calls nest in them. */
+static void ct_tell_open_calls(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	static struct {
+		uint64_t n;
+		struct ct_ext_frame f[CT_ATTACHED_MAX];
+	} rec;
+	rec.n = 0;
+	for (size_t i = 0; i < t->nframes && rec.n < CT_ATTACHED_MAX; i++) {
+		rec.f[rec.n].fn = t->frames[i].fn;
+		rec.f[rec.n++].sp = ct_ev_sp_units(t->frames[i].slot);
+	}
+	if (rec.n)
+		ct_pt_emit_ext(tr, t, CT_EXT_ATTACHED, &rec,
+			       (uint32_t)(sizeof(rec.n) + rec.n * sizeof(rec.f[0])));
+}
+
 /* A thread's traced calls under way: a breakpoint at each return address, as if seen entered. */
 static void ct_follow_open_calls(struct ct_tracer *tr, struct ct_pt_thread *t,
 				 const struct ct_pt_frame *f, size_t n, void *arg)
@@ -407,6 +477,7 @@ static void ct_follow_open_calls(struct ct_tracer *tr, struct ct_pt_thread *t,
 			continue;
 		ct_pt_push_frame(t, f[i].fn, f[i].slot, f[i].ret);
 	}
+	ct_tell_open_calls(tr, t);
 }
 
 /* Through breakpoints: the process described, its functions armed. */
@@ -482,9 +553,17 @@ static void __attribute__((noreturn)) ct_attach_main(void *arg, int report)
 	int err = p->space->memfd < 0 ? errno : ct_seize_all(&tr, p);
 	if (!err && !tr.nthreads)
 		err = ESRCH; /* every thread had ended */
+	if (!err)
+		ct_cpu_at_attach = ct_process_cpu_ns(pid);
 	if (!err && ct_start_tracing(&tr, p, a) < 0) {
 		err = -1; /* said */
 		ct_leave(&tr);
+	}
+	if (!err) { /* for the recorder's first line */
+		ctl->attach_functions = atomic_load(&ctl->patched);
+		ctl->attach_modules = atomic_load(&ctl->patched_modules);
+		atomic_fetch_or(&ctl->attach_flags,
+				CT_ATTACH_TRACING | (tr.rt ? 0 : CT_ATTACH_BREAKPOINTS));
 	}
 	ssize_t w = write(report, &err, sizeof(err));
 	(void)w;

@@ -241,9 +241,10 @@ static void ct_rt_add_thread(struct ct_tracer *tr, struct ct_pt_thread *t,
 	struct ct_adopt *a = arg;
 	ct_regs r;
 	(void)tr;
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0 || a->w + 2 + 3 * n > a->room)
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0 || a->w + 3 + 3 * n > a->room)
 		return;
 	a->buf[a->w++] = r.fs_base;
+	a->buf[a->w++] = (uint64_t)t->tid;
 	a->buf[a->w++] = n;
 	for (size_t i = 0; i < n; i++) {
 		a->buf[a->w++] = f[i].fn;

@@ -216,6 +216,7 @@ static void ct_arm_one(struct ct_tracer *tr, struct ct_pt_thread *t, const struc
 	char err[256];
 	if (ct_elf_read_funcs(m->path, NULL, &funcs, err, sizeof(err)) < 0)
 		return;
+	uint32_t entries = 0;
 	for (size_t i = 0; i < funcs.n; i++) {
 		const struct ct_elf_sym *s = &funcs.syms[i];
 		if (strchr(s->name, '@'))
@@ -229,8 +230,11 @@ static void ct_arm_one(struct ct_tracer *tr, struct ct_pt_thread *t, const struc
 		int counted = old && (old->flags & CT_BP_ENTRY);
 		if (flags && ct_pt_bp_set(tr, t, m->base + s->value, flags) && (flags & CT_BP_ENTRY) &&
 		    !counted)
-			atomic_fetch_add(&tr->ctl->patched, 1);
+			entries++;
 	}
+	atomic_fetch_add(&tr->ctl->patched, entries);
+	if (entries)
+		atomic_fetch_add(&tr->ctl->patched_modules, 1);
 	ct_elf_funcs_free(&funcs);
 	a->done++;
 }

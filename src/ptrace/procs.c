@@ -68,27 +68,43 @@ void ct_pt_proc_unref(struct ct_pt_proc *p)
 	free(p);
 }
 
-/* The thread's last records: its chunk goes out marked as its last. */
-static void ct_thread_close(struct ct_tracer *tr, struct ct_pt_thread *t)
+/* The thread's last records: its chunk goes out marked as its last (ended: said so). */
+static void ct_thread_close_as(struct ct_tracer *tr, struct ct_pt_thread *t, int ended)
 {
 	if (t->chunk >= 0) {
 		uint64_t end = 0;
-		ct_pt_emit_ext(tr, t, CT_EXT_THREAD_END, &end, sizeof(end));
+		if (ended)
+			ct_pt_emit_ext(tr, t, CT_EXT_THREAD_END, &end, sizeof(end));
 		ct_pt_publish(tr, t, CT_CHUNK_LAST);
 	}
 	t->thread_seq = 0;
 	t->nframes = 0;
 }
 
-void ct_pt_thread_gone(struct ct_tracer *tr, struct ct_pt_thread *t)
+static void ct_thread_close(struct ct_tracer *tr, struct ct_pt_thread *t)
 {
-	ct_thread_close(tr, t);
+	ct_thread_close_as(tr, t, 1);
+}
+
+static void ct_thread_forget(struct ct_tracer *tr, struct ct_pt_thread *t, int ended)
+{
+	ct_thread_close_as(tr, t, ended);
 	int added;
 	*ct_map_put(&tr->threads, (uint64_t)t->tid, &added) = 0;
 	tr->nthreads--;
 	ct_pt_proc_unref(t->proc);
 	free(t->frames);
 	free(t);
+}
+
+void ct_pt_thread_gone(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	ct_thread_forget(tr, t, 1);
+}
+
+void ct_pt_thread_detached(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	ct_thread_forget(tr, t, 0);
 }
 
 /* Where the program starts (AT_ENTRY): by then the loader has mapped its libraries. */

@@ -224,6 +224,8 @@ struct ct_pt_proc *ct_pt_proc_add(struct ct_tracer *tr, pid_t pid, struct ct_pt_
 void ct_pt_proc_unref(struct ct_pt_proc *p);
 /* A thread ended (waitpid said so): its last chunk goes to the recorder. */
 void ct_pt_thread_gone(struct ct_tracer *tr, struct ct_pt_thread *t);
+/* attach: a thread let go, still running: its chunk goes to the recorder, no end said. */
+void ct_pt_thread_detached(struct ct_tracer *tr, struct ct_pt_thread *t);
 /* A ptrace event (fork, vfork, clone, exec); the signal to resume with, -1: leave it stopped. */
 int ct_pt_on_event(struct ct_tracer *tr, struct ct_pt_thread *t, int event);
 /* A new image in t's process (exec, or the program's start): breakpoints in. */

@@ -23,6 +23,7 @@
 #include "untraced.h"
 #include "../arch/x86_64/arch.h"
 #include "../ptrace/ptrace.h"
+#include "../output/output.h"
 
 static volatile sig_atomic_t ct_forward_sig, ct_interrupted;
 
@@ -140,6 +141,7 @@ struct ct_session {
 	uint32_t shorts_seen;	   /* lossy: ctl->short_count at the last look */
 	uint64_t starved;	   /* times we said the pool was starved */
 	uint64_t last_progress;	   /* when a pass last collected a chunk */
+	struct ct_end_rec end;	   /* as written */
 };
 
 /* Reap whatever ended; true when no traced process is left. */
@@ -376,8 +378,6 @@ static const char *const ct_skip_names[CT_SKIP_N] = {
 	[CT_SKIP_UNWRITABLE] = "code not writable",
 };
 
-/* Functions left unpatched: counts by reason, and their names ("name\treason" lines). */
-static void ct_meta_skips(struct ct_buf *b, const struct ct_pool *pool)
 /*
  * Libraries a patched program used but that were left unpatched: "path\tcount"
  * lines, each library once (every process that loads it says so). From the
@@ -412,6 +412,8 @@ static void ct_meta_unpatched(struct ct_buf *b, char *text, uint32_t used)
 	ct_buf_free(&list);
 }
 
+/* Functions left unpatched: counts by reason, and their names ("name\treason" lines). */
+static void ct_meta_skips(struct ct_buf *b, const struct ct_pool *pool)
 {
 	struct ct_pool_ctl *ctl = pool->ctl;
 	char line[4096] = "";
@@ -450,10 +452,10 @@ static void ct_meta_unpatched(struct ct_buf *b, char *text, uint32_t used)
 	ct_buf_append(&list, "", 1);
 	ct_meta_add(b, "patch_skipped_functions", (const char *)list.data);
 	ct_buf_free(&list);
-}
-
 	ct_meta_unpatched(b, text + names_end, atomic_load(&ctl->unpatched_text_used));
 	free(text);
+}
+
 /* Which hooks the threads were traced by (a later META block overrides the first). */
 static void ct_write_method(struct ct_session *s)
 {
@@ -506,6 +508,25 @@ static void ct_say_nothing_recorded(struct ct_session *s)
 			 "table to patch from (stripped?)", prog);
 }
 
+/* attach: the process's own end and CPU time, as the tracer saw them, not the tracer's. */
+static void ct_end_attach(struct ct_session *s, struct ct_end_rec *rec)
+{
+	struct ct_pool_ctl *ctl = s->pool.ctl;
+	uint32_t f = atomic_load(&ctl->attach_flags);
+
+	rec->flags |= CT_END_ATTACHED;
+	rec->exit_status = 0;
+	if (f & CT_ATTACH_DETACHED)
+		rec->flags |= CT_END_DETACHED;
+	else if (f & CT_ATTACH_ENDED)
+		rec->exit_status = ctl->attach_status;
+	else
+		rec->flags |= CT_END_NO_STATUS;
+	rec->program_cpu_ns = ctl->attach_cpu_ns;
+	if (!(f & CT_ATTACH_CPU))
+		rec->flags |= CT_END_NO_CPU;
+}
+
 static void ct_finish(struct ct_session *s)
 {
 	if (s->o->serve_pid) /* threads still running in the last process stop writing */
@@ -539,8 +560,11 @@ static void ct_finish(struct ct_session *s)
 		.pool_cap = (uint64_t)s->pool.geo.nchunks * s->pool.geo.chunk_size,
 		.pool_used = pool_used,
 	};
+	if (s->o->attach_pid)
+		ct_end_attach(s, &rec);
 	rec.recorder_cpu_ns = ct_cpu_ns(RUSAGE_SELF, &rec.recorder_maxrss);
 	ct_writer_block(&s->w, CT_BLOCK_END, 0, &rec, sizeof(rec), NULL, 0);
+	s->end = rec;
 }
 
 static int ct_exit_status(int st)
@@ -593,6 +617,56 @@ static int ct_session_open(struct ct_session *s, const struct ct_record_opts *o,
 	return 0;
 }
 
+/* attach: the process's name, for the first and last lines. */
+static const char *ct_attach_name(const struct ct_session *s)
+{
+	const char *slash = strrchr(s->argv0, '/');
+	return slash ? slash + 1 : s->argv0;
+}
+
+/* attach: what it traces, in one line; how to stop it. */
+static void ct_say_attached(struct ct_session *s)
+{
+	struct ct_pool_ctl *ctl = s->pool.ctl;
+	uint32_t f = atomic_load(&ctl->attach_flags), fns = ctl->attach_functions;
+	uint32_t mods = ctl->attach_modules;
+	char n[32], until[64] = "Ctrl-C to detach";
+
+	ct_fmt_count(n, sizeof(n), fns);
+	if (s->o->duration_ms)
+		snprintf(until, sizeof(until), "detaching after %.1f s (or at Ctrl-C)",
+			 (double)s->o->duration_ms / 1e3);
+	fprintf(stderr, "calltrace: attached to process %d (%s): %s function%s in %u module%s %s; %s\n",
+		(int)s->o->attach_pid, ct_attach_name(s), n, fns == 1 ? "" : "s", mods,
+		mods == 1 ? "" : "s",
+		f & CT_ATTACH_BREAKPOINTS ? "traced through breakpoints (--method=ptrace)" :
+					    "patched in memory by the runtime (--method=runtime)",
+		until);
+}
+
+/* attach: how it ended, and what the trace holds. */
+static void ct_say_detached(struct ct_session *s, uint64_t ran_ns)
+{
+	char how[96], events[32];
+	const struct ct_end_rec *e = &s->end;
+	int st = e->exit_status;
+
+	if (e->flags & CT_END_DETACHED)
+		snprintf(how, sizeof(how), "detached from process %d", (int)s->o->attach_pid);
+	else if (e->flags & CT_END_NO_STATUS)
+		snprintf(how, sizeof(how), "process %d ended", (int)s->o->attach_pid);
+	else if (WIFSIGNALED(st))
+		snprintf(how, sizeof(how), "process %d was killed by %s", (int)s->o->attach_pid,
+			 ct_signal_name(WTERMSIG(st)));
+	else
+		snprintf(how, sizeof(how), "process %d exited with status %d",
+			 (int)s->o->attach_pid, WEXITSTATUS(st));
+	ct_fmt_count(events, sizeof(events), s->col.events);
+	size_t threads = s->col.next_seq.count;
+	fprintf(stderr, "calltrace: %s after %.1f s: %s events in %zu thread%s written to %s\n", how,
+		(double)ran_ns / 1e9, events, threads, threads == 1 ? "" : "s", s->o->output);
+}
+
 /* The program runs: record until it ends, then close the trace. */
 static void ct_session_run(struct ct_session *s, const struct ct_clock_sample *start)
 {
@@ -608,7 +682,10 @@ static void ct_session_run(struct ct_session *s, const struct ct_clock_sample *s
 	ct_write_meta(&s->w, o, s->clock);
 	ct_writer_block(&s->w, CT_BLOCK_CLOCK, 0, start, sizeof(*start), NULL, 0);
 	ct_run(s);
+	uint64_t ran_ns = ct_now(CLOCK_MONOTONIC) - s->start_ns;
 	ct_finish(s);
+	if (o->attach_pid && !o->quiet)
+		ct_say_detached(s, ran_ns);
 
 	if (!s->col.events && !s->col.ninsts)
 		ct_say_nothing_recorded(s);
@@ -658,6 +735,8 @@ int ct_record(const struct ct_record_opts *o)
 		return status;
 	}
 	ct_setup_signals();
+	if (o->attach_pid && !o->quiet)
+		ct_say_attached(&s);
 	ct_session_run(&s, &start);
 	ct_pool_destroy(&s.pool);
 	return s.child_done ? ct_exit_status(s.child_status) : 1;

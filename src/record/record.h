@@ -31,6 +31,7 @@ struct ct_record_opts {
 	int attach_fallback; /* attach: through breakpoints if the runtime cannot be loaded */
 	pid_t attach_pid;   /* attach: trace this running process instead of argv */
 	uint64_t duration_ms; /* attach: stop after this long (0: at Ctrl-C or its end) */
+	int quiet;	      /* attach -q: no first and last line on stderr */
 };
 
 #define CT_DEFAULT_OUTPUT     "calltrace.data"
@@ -133,6 +134,7 @@ struct ct_collector {
 	size_t nmods;
 	struct ct_rec_instance *insts;
 	size_t ninsts;
+	struct ct_map called; /* instances that recorded a call or return (ran traced code) */
 	struct ct_map next_seq;	  /* per thread (instance << 32 | tid): its next chunk */
 	struct ct_map last_clock; /* per thread: the clock of its last record written */
 	int ring;		/* flight recorder */

@@ -350,19 +350,44 @@ static int ct_adopt_frame(struct ct_thread *t, const uint64_t *f)
 	return 1;
 }
 
-CT_EXPORT long calltrace_attach_adopt(const uint64_t *threads, long nthreads)
+#define CT_ATTACHED_MAX 512 /* calls under way told per thread, outermost first */
+
+/*
+ * The calls of t adopted, told first in its stream (CT_EXT_ATTACHED): the
+ * readers open them at the attach, and the window's calls nest in them.
+ */
+static void ct_tell_open_calls(struct ct_thread *t, int32_t tid)
+{
+	static struct { /* every other thread is stopped: ours alone */
+		uint64_t n;
+		struct ct_ext_frame f[CT_ATTACHED_MAX];
+	} rec;
+	rec.n = 0;
+	for (uint32_t i = 0; t->shadow && i < t->sdepth && rec.n < CT_ATTACHED_MAX; i++) {
+		rec.f[rec.n].fn = t->shadow[i].fn;
+		rec.f[rec.n++].sp = ct_ev_sp_units(t->shadow[i].sp);
+	}
+	if (rec.n)
+		ct_attach_write_for(t, tid, CT_EXT_ATTACHED, &rec,
+				    (uint32_t)(sizeof(rec.n) + rec.n * sizeof(rec.f[0])));
+}
+
+CT_EXPORT long calltrace_attach_open_calls(const uint64_t *threads, long nthreads)
 {
 	if (atomic_load(&ct_state) != CT_RT_READY)
 		return -EINVAL;
 	ptrdiff_t off = (char *)&ct_self - (char *)__builtin_thread_pointer();
 	long hooked = 0;
+	ct_attach_describe(); /* the process and its modules, before records that name them */
 	for (long i = 0; i < nthreads; i++) {
 		struct ct_thread *t = (struct ct_thread *)(uintptr_t)(threads[0] + off);
-		uint64_t n = threads[1];
+		int32_t tid = (int32_t)threads[1];
+		uint64_t n = threads[2];
 		/* an exception on its way (the unwinder has the real addresses): leave them */
 		for (uint64_t k = 0; k < n && !t->shadow_gone && !t->unhooked; k++)
-			hooked += ct_adopt_frame(t, threads + 2 + 3 * k);
-		threads += 2 + 3 * n;
+			hooked += ct_adopt_frame(t, threads + 3 + 3 * k);
+		ct_tell_open_calls(t, tid);
+		threads += 3 + 3 * n;
 	}
 	return hooked;
 }
@@ -382,6 +407,7 @@ CT_EXPORT long calltrace_attach_stop(const uint64_t *thread_pointers, long n)
 	ptrdiff_t off = (char *)&ct_self - (char *)__builtin_thread_pointer();
 	for (long i = 0; i < n; i++) {
 		struct ct_thread *t = (struct ct_thread *)(uintptr_t)(thread_pointers[i] + off);
+		ct_attach_publish(t); /* it goes on running: its records are whole, not salvaged */
 		t->pos = t->end = t->start = NULL;
 		t->chunk = 0;
 		t->npending = 0;

@@ -250,8 +250,10 @@ static void ct_write_jumps(struct ct_module_scan *s, uintptr_t area)
 	mprotect((void *)lo, len, PROT_READ | PROT_EXEC);
 	__builtin___clear_cache((char *)lo, (char *)s->text_hi);
 	atomic_fetch_add(&ct_ctl->patched, patched);
-	if (patched)
+	if (patched) {
 		atomic_fetch_or(&ct_ctl->methods, CT_METHOD_PATCH);
+		atomic_fetch_add(&ct_ctl->patched_modules, 1);
+	}
 }
 
 void ct_dynpatch_module(const struct dl_phdr_info *info, const struct ct_elf_map *m,

@@ -174,6 +174,11 @@ int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32
 		 int must) CT_HIDDEN;
 void ct_thread_reset_after_fork(struct ct_thread *t) CT_HIDDEN;
 void ct_thread_end(struct ct_thread *t) CT_HIDDEN;
+/* attach (thread.c): another thread's chunks, every thread stopped outside our code */
+void ct_attach_publish(struct ct_thread *t) CT_HIDDEN;
+int ct_attach_write_for(struct ct_thread *t, int32_t tid, uint32_t type, const void *payload,
+			uint32_t len) CT_HIDDEN;
+void ct_attach_describe(void) CT_HIDDEN;
 void ct_flush_lost(struct ct_thread *t) CT_HIDDEN;
 
 /* init.c */

@@ -585,3 +585,66 @@ void ct_thread_reset_after_fork(struct ct_thread *t)
 	t->lost_slot = 0;
 	t->dropping = 0;
 }
+
+/*
+ * attach stops (calltrace_attach_stop, in another thread, this one stopped
+ * outside our code): it did not end, so what it wrote goes to the recorder
+ * as written, not salvaged later as a dead thread's.
+ */
+void ct_attach_publish(struct ct_thread *t)
+{
+	for (int i = 0; i < t->npending; i++)
+		ct_publish(ct_ctl, t->pending[i]);
+	t->npending = 0;
+	t->nest = 0;
+	if (t->chunk > CT_NO_CHUNK && !t->in_ring)
+		ct_retire_chunk(t, 0);
+}
+
+/* attach: the process described by this thread, before other threads' records name it. */
+void ct_attach_describe(void)
+{
+	struct ct_thread *t = &ct_self;
+	struct ct_saved saved;
+
+	if (!ct_outside_begin(t, &saved))
+		return;
+	if (ct_needs_describing()) {
+		ct_retire_chunk(t, 0);
+		ct_take_chunk(t, 1); /* describes, publishes that, takes a fresh one */
+	}
+	ct_outside_end(t, &saved);
+}
+
+/*
+ * attach: one record first in the stream of thread t (stopped; maybe the
+ * caller), in a chunk of its own published at once: its own chunks follow
+ * in sequence. 0, or -1 if it could not be written.
+ */
+int ct_attach_write_for(struct ct_thread *t, int32_t tid, uint32_t type, const void *payload,
+			uint32_t len)
+{
+	uint32_t nwords = (len + 15) / 16 * 2;
+	if (nwords > CT_EXT_MAX_WORDS || (2 + nwords) * 8 > ct_geo.chunk_size || !ct_tracing())
+		return -1;
+	ct_retire_chunk(t, 0); /* the caller's own: what it wrote comes first */
+	int64_t idx = ct_acquire_free(ct_ctl, 1);
+	if (idx < 0)
+		return -1;
+	struct ct_chunk_desc *d = &ct_ctl->desc[idx];
+	d->instance = ct_instance;
+	d->pid = (int32_t)getpid();
+	d->tid = tid;
+	d->flags = 0;
+	d->thread_seq = t->thread_seq++;
+	d->base_clock = ct_clock();
+	atomic_store_explicit(&d->state, CT_CHUNK_OWNED, memory_order_release);
+	uint64_t *p = ct_rt_chunk((uint32_t)idx);
+	memcpy(p + 2, payload, len);
+	memset((char *)(p + 2) + len, 0, nwords * 8 - len);
+	p[0] = ct_ev_word0(ct_clock(), 0);
+	p[1] = ct_ev_ext_word1(type, nwords);
+	d->used = (2 + nwords) * 8;
+	ct_publish(ct_ctl, (int32_t)idx);
+	return 0;
+}
