@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "inherit.h"
+#include "progress.h"
 #include "protomap.h"
 #include "walk.h"
 #include "../common/names.h"
@@ -56,6 +57,7 @@ struct ct_walk {
 	struct ct_protomap *protos; /* prototypes of the captured functions */
 	size_t nprotos_seen;	    /* the trace's PROTOS blocks when it was made */
 	int captures;		    /* the trace has captured values: look for them */
+	struct ct_progress progress;
 };
 
 /* One thread being walked: its builder and what each open call is to the filters. */
@@ -385,6 +387,7 @@ static void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_
 	c.child_ticks = f->child_ticks;
 	c.how = how;
 	c.has_children = f->shown_child;
+	c.before_attach = (int)bf->before_attach;
 	c.values = tw->cur && how == CT_CLOSE_RETURN ? ct_values_of(tw, bf, CT_EV_EXIT) : NULL;
 	tw->sink->exit(tw->ctx, &c);
 	struct ct_wframe *p = w->plain ? (depth ? &tw->stack[depth - 1] : NULL) :
@@ -633,20 +636,34 @@ static int ct_walk_thread(struct ct_walk *w, const struct ct_thread_info *th,
 	int rc;
 
 	ct_stream_open(&s, w->t, th);
-	while ((rc = ct_stream_next(&s, &ev)) > 0)
+	while ((rc = ct_stream_next(&s, &ev)) > 0) {
+		ct_progress_tick(&w->progress);
 		ct_walker_event(tw, &ev, s.blocks_read, s.dec.hdr.nfuncs);
+	}
 	ct_walker_end(tw);
 	ct_stream_close(&s);
 	return rc;
 }
 
+void ct_walk_progress(struct ct_walk *w, const char *what, int streams)
+{
+	w->progress.what = what;
+	w->progress.streams = streams;
+}
+
 int ct_walk_run(struct ct_walk *w, const struct ct_sink *sink, void *ctx)
 {
 	int rc = 0;
+	uint64_t total = 0;
+	for (size_t i = 0; i < w->t->nthreads; i++)
+		if (ct_walk_selects(w, &w->t->threads[i]))
+			total += w->t->threads[i].nrecords;
+	ct_progress_begin(&w->progress, total);
 	for (size_t i = 0; i < w->t->nthreads; i++) {
 		const struct ct_thread_info *th = &w->t->threads[i];
 		if (ct_walk_selects(w, th) && ct_walk_thread(w, th, sink, ctx) < 0)
 			rc = -1;
 	}
+	ct_progress_end(&w->progress);
 	return rc;
 }

@@ -50,6 +50,7 @@ struct ct_call {
 	uint64_t child_ticks; /* time in its visible children (exit() only) */
 	enum ct_close how;    /* exit() only */
 	int has_children;     /* exit() only: some visible child was shown */
+	int before_attach;    /* exit() only: under way at the attach; enter_clock is the attach's */
 	const struct ct_call_values *values; /* NULL: nothing captured */
 };
 
@@ -83,6 +84,12 @@ struct ct_walk *ct_walk_new(struct ct_trace *t, struct ct_symbols *sym, const st
 void ct_walk_free(struct ct_walk *w);
 /* Walk every selected thread into sink; -1 if the trace could not be read. */
 int ct_walk_run(struct ct_walk *w, const struct ct_sink *sink, void *ctx);
+/*
+ * Have ct_walk_run show a progress line on stderr when it is a terminal and
+ * the read is long ("what: 42%"); streams: the command writes stdout as it
+ * reads, so none when stdout is a terminal too.
+ */
+void ct_walk_progress(struct ct_walk *w, const char *what, int streams);
 /* Is this thread selected by --tid/--pid? */
 int ct_walk_selects(const struct ct_walk *w, const struct ct_thread_info *th);
 

@@ -141,6 +141,7 @@ int ct_cmd_flame(int argc, char **argv)
 		return CT_EXIT_USAGE;
 	}
 
+	ct_walk_progress(w, "flame", 0);
 	struct ct_flame_out o;
 	int status = ct_flame_open(&o, path);
 	if (!status) {

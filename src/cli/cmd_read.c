@@ -143,6 +143,7 @@ int ct_cmd_replay(int argc, char **argv)
 		return status;
 	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
 	struct ct_walk *w = ct_cli_walk(t, sym, &cf);
+	ct_walk_progress(w, "replay", 1);
 	int rc = ct_replay(t, sym, w, stdout, &o);
 	ct_walk_free(w);
 	return ct_end(t, sym, rc);
@@ -214,11 +215,14 @@ int ct_cmd_report(int argc, char **argv)
 		struct ct_trace *old_t = ct_cli_open(&old_ro);
 		struct ct_symbols *old_sym = ct_symbols_open(old_t, ro.demangle);
 		struct ct_walk *old_w = ct_cli_walk(old_t, old_sym, &cf);
+		ct_walk_progress(old_w, "report", 0);
+		ct_walk_progress(w, "report", 0);
 		rc = ct_report_diff(old_t, old_sym, old_w, t, sym, w, stdout, &o);
 		ct_walk_free(old_w);
 		ct_symbols_close(old_sym);
 		ct_trace_close(old_t);
 	} else {
+		ct_walk_progress(w, "report", o.per_thread); /* a table per thread as it goes */
 		rc = ct_report(t, sym, w, stdout, &o);
 	}
 	ct_walk_free(w);
