@@ -159,14 +159,18 @@ static void ct_replay_enter(void *ctx, const struct ct_call *c)
 	ct_call_args_text(&r->values, c->values, r->held_args, sizeof(r->held_args));
 }
 
-static const char *ct_close_note(const struct ct_replay *r, enum ct_close how)
+static const char *ct_close_note(const struct ct_replay *r, const struct ct_call *c)
 {
 	const char *started = ct_trace_meta(r->t, "started");
-	switch (how) {
+	switch (c->how) {
 	case CT_CLOSE_UNWOUND:
 		return "unwound";
-	case CT_CLOSE_UNFINISHED:
-		return "unfinished";
+	case CT_CLOSE_UNFINISHED: /* attach: the process went on without us */
+		return r->t->has_end && (r->t->end.flags & CT_END_DETACHED) ?
+			       "still running at detach" :
+			       "unfinished";
+	case CT_CLOSE_RETURN:
+		return c->before_attach ? "entered before attach" : NULL;
 	case CT_CLOSE_NO_ENTRY: /* the process ran before calltrace attached to it */
 		return started && !strcmp(started, "attach") ? "entered before attach" :
 							       "entered before tracing";
@@ -179,11 +183,12 @@ static void ct_replay_exit(void *ctx, const struct ct_call *c)
 {
 	struct ct_replay *r = ctx;
 	struct ct_out *o = r->out_;
-	const char *note = ct_close_note(r, c->how);
+	const char *note = ct_close_note(r, c);
 	ct_take_turn(r);
 	const char *name = ct_name(r, c->func);
 	uint64_t ticks = c->exit_clock - c->enter_clock;
-	int timed = c->how == CT_CLOSE_RETURN || c->how == CT_CLOSE_UNWOUND;
+	/* under way at the attach: its time before it is not known */
+	int timed = (c->how == CT_CLOSE_RETURN || c->how == CT_CLOSE_UNWOUND) && !c->before_attach;
 
 	if (r->held && r->held_call.depth == c->depth && r->held_call.func == c->func &&
 	    r->held_call.enter_clock == c->enter_clock && c->how != CT_CLOSE_NO_ENTRY) {

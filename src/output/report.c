@@ -89,7 +89,7 @@ static void ct_stats_exit(struct ct_stats *s, const struct ct_symbols *sym, cons
 	if (!f->active)
 		f->total += ticks;
 	f->self += ticks > c->child_ticks ? ticks - c->child_ticks : 0;
-	if (c->how == CT_CLOSE_UNFINISHED)
+	if (c->how == CT_CLOSE_UNFINISHED || c->before_attach) /* partly seen: no whole duration */
 		return;
 	if (!f->finished || ticks < f->min)
 		f->min = ticks;

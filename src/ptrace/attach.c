@@ -40,10 +40,10 @@ static void ct_on_stop_signal(int sig)
 
 /* ---- what the recorder tells of the process: how it ended, the CPU it used meanwhile ---- */
 
-static uint64_t ct_cpu_at_attach; /* its threads' CPU time when we had them all stopped */
+static int64_t ct_cpu_at_attach = -1; /* its threads' CPU time when we had them all stopped */
 
-/* CPU time (user + system) of every thread of pid so far, in ns; 0 if unknown. */
-static uint64_t ct_process_cpu_ns(pid_t pid)
+/* CPU time (user + system) of every thread of pid so far, in ns; -1 if unknown. */
+static int64_t ct_process_cpu_ns(pid_t pid)
 {
 	char buf[1024];
 	uint32_t n = ct_pt_proc_file(pid, "stat", buf, sizeof(buf) - 1);
@@ -53,18 +53,18 @@ static uint64_t ct_process_cpu_ns(pid_t pid)
 	/* after the name: state (field 3) ... utime (14), stime (15) */
 	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
 			 &stime) != 2)
-		return 0;
+		return -1;
 	long hz = sysconf(_SC_CLK_TCK);
-	return (utime + stime) * (1000000000ull / (unsigned long long)(hz > 0 ? hz : 100));
+	return (int64_t)((utime + stime) * (1000000000ull / (unsigned long long)(hz > 0 ? hz : 100)));
 }
 
 /* The CPU it used since the attach, as far as we can see now (it only grows). */
 static void ct_note_cpu(struct ct_tracer *tr)
 {
-	uint64_t now = ct_process_cpu_ns(tr->main_pid);
-	if (!now || !ct_cpu_at_attach)
+	int64_t now = ct_process_cpu_ns(tr->main_pid);
+	if (now < 0 || ct_cpu_at_attach < 0)
 		return;
-	uint64_t used = now > ct_cpu_at_attach ? now - ct_cpu_at_attach : 0;
+	uint64_t used = now > ct_cpu_at_attach ? (uint64_t)(now - ct_cpu_at_attach) : 0;
 	if (used >= tr->ctl->attach_cpu_ns)
 		tr->ctl->attach_cpu_ns = used;
 	atomic_fetch_or(&tr->ctl->attach_flags, CT_ATTACH_CPU);
