@@ -234,7 +234,8 @@ struct ct_ext_fork {
 	uint32_t how; /* CT_FORK_* */
 };
 
-enum { CT_FORK_FORK, CT_FORK_VFORK, CT_FORK_SPAWN };
+/* CT_FORK_SPAWN (posix_spawn: its argv follows, NUL-separated) and CT_FORK_SYSTEM (the command follows) */
+enum { CT_FORK_FORK, CT_FORK_VFORK, CT_FORK_SPAWN, CT_FORK_SYSTEM };
 
 struct ct_ext_thread_name {
 	int32_t tid; /* the thread named (not always the one naming) */

@@ -71,3 +71,18 @@ void ct_fmt_count(char *buf, size_t len, uint64_t n)
 	}
 	buf[o] = 0;
 }
+
+void ct_cmdline_text(const char *args, uint32_t len, char *buf, size_t size)
+{
+	size_t n = 0;
+	while (len && !args[len - 1])
+		len--;
+	for (uint32_t i = 0; i < len && i < CT_CMDLINE_SHOWN && n + 1 < size; i++)
+		buf[n++] = args[i] ? args[i] : ' ';
+	buf[n] = 0;
+	if (len > CT_CMDLINE_SHOWN) {
+		char count[32];
+		ct_fmt_count(count, sizeof(count), len);
+		snprintf(buf + n, size - n, "\xe2\x80\xa6 (%s characters)", count);
+	}
+}

@@ -73,19 +73,45 @@ static void ct_info_time(FILE *out, const struct ct_trace *t)
 
 static void ct_info_args(FILE *out, const struct ct_process_info *p)
 {
-	uint32_t n = p->rec.args_len;
-	while (n && !p->args[n - 1])
-		n--;
-	for (uint32_t i = 0; i < n; i++)
-		fputc(p->args[i] ? p->args[i] : ' ', out);
+	char line[CT_CMDLINE_SHOWN + 64];
+	ct_cmdline_text(p->args, p->rec.args_len, line, sizeof(line));
+	fputs(line, out);
 }
 
+/* Is this image one that recorded no call (META quiet_instances, "1,5,7")? */
+static int ct_info_quiet(const char *quiet, uint32_t instance)
+{
+	for (const char *q = quiet; q && *q; q += strcspn(q, ","), q += *q == ',')
+		if (strtoul(q, NULL, 10) == instance)
+			return 1;
+	return 0;
+}
+
+/*
+ * "processes:  652 (3 traced, 649 ran no traced code)": the processes that
+ * only ran untraced code (a shell, the compilers make runs) are counted, not
+ * listed; so are the images of a traced process that recorded no call.
+ */
 static void ct_info_processes(FILE *out, const struct ct_trace *t)
 {
-	char n[32];
-	fprintf(out, "processes:  %zu\n", t->nprocs);
+	char n[32], traced[32], quiet_n[32];
+	const char *total = ct_trace_meta(t, "processes");
+	const char *ntraced = ct_trace_meta(t, "processes_traced");
+	const char *quiet = ct_trace_meta(t, "quiet_instances");
+	if (total && ntraced) {
+		uint64_t all = strtoull(total, NULL, 10), tr = strtoull(ntraced, NULL, 10);
+		ct_fmt_count(n, sizeof(n), all);
+		ct_fmt_count(traced, sizeof(traced), tr);
+		ct_fmt_count(quiet_n, sizeof(quiet_n), all > tr ? all - tr : 0);
+		fprintf(out, "processes:  %s (%s traced, %s ran no traced code)\n", n, traced,
+			quiet_n);
+	} else {
+		fprintf(out, "processes:  %zu\n", t->nprocs);
+	}
 	for (size_t i = 0; i < t->nprocs; i++) {
 		const struct ct_process_info *p = &t->procs[i];
+		if (ct_info_quiet(quiet, p->rec.instance))
+			continue;
 		fprintf(out, "  pid %-7d %u thread%s  ", p->rec.pid, p->nthreads,
 			p->nthreads == 1 ? " " : "s");
 		ct_info_args(out, p);
@@ -100,9 +126,14 @@ static void ct_info_processes(FILE *out, const struct ct_trace *t)
 		ct_untraced_line(&t->untraced[i], line, sizeof(line));
 		fprintf(out, "untraced:   %s\n", line);
 	}
-	fprintf(out, "threads:    %zu\n", t->nthreads);
+	size_t shown = 0;
+	for (size_t i = 0; i < t->nthreads; i++)
+		shown += !ct_info_quiet(quiet, t->threads[i].instance);
+	fprintf(out, "threads:    %zu\n", shown);
 	for (size_t i = 0; i < t->nthreads; i++) {
 		const struct ct_thread_info *th = &t->threads[i];
+		if (ct_info_quiet(quiet, th->instance))
+			continue;
 		ct_fmt_count(n, sizeof(n), th->nrecords);
 		const char *name = ct_trace_thread_name(t, th);
 		fprintf(out, "  tid %-7d pid %-7d %s records", th->tid, th->pid, n);

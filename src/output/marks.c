@@ -2,6 +2,7 @@
 /* What the marks of a tree say (crash, lost events, exec, fork), for every output. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
@@ -28,18 +29,36 @@ static void ct_crash_text(struct ct_symbols *sym, uint32_t instance, const struc
 static void ct_exec_text(const struct ct_event *ev, char *buf, size_t len)
 {
 	const char *p = (const char *)ev->ext, *end = p + ev->ext_len;
-	size_t n = (size_t)snprintf(buf, len, "exec");
+	char *words = ct_malloc(ev->ext_len + 1);
+	uint32_t n = 0;
 	const char *path = p;
-	for (int i = 0; p < end && *p && n + 2 < len; i++) {
+	for (int i = 0; p < end && *p; i++) {
 		size_t l = strnlen(p, (size_t)(end - p));
 		if (i != 1 || strcmp(p, path)) { /* argv[0] is shown when it differs */
-			int k = snprintf(buf + n, len - n, " %.*s", (int)l, p);
-			n += k > 0 ? (size_t)k : 0;
+			memcpy(words + n, p, l);
+			n += (uint32_t)l;
+			words[n++] = 0;
 		}
 		p += l + 1;
 	}
-	if (n >= len)
-		buf[len - 1] = 0;
+	char line[CT_CMDLINE_SHOWN + 64];
+	ct_cmdline_text(words, n, line, sizeof(line));
+	snprintf(buf, len, "exec %s", line);
+	free(words);
+}
+
+/* A spawn's program or system()'s command, after struct ct_ext_fork, shortened. */
+static void ct_spawn_text(const struct ct_event *ev, const struct ct_ext_fork *f, char *buf,
+			  size_t len)
+{
+	const char *what = f->how == CT_FORK_SYSTEM ? "system" : "spawn";
+	uint32_t cmd_len = ev->ext_len > sizeof(*f) ? ev->ext_len - (uint32_t)sizeof(*f) : 0;
+	char line[CT_CMDLINE_SHOWN + 64] = "";
+	ct_cmdline_text((const char *)ev->ext + sizeof(*f), cmd_len, line, sizeof(line));
+	if (f->child_pid > 0)
+		snprintf(buf, len, "%s: process %d (%s)", what, f->child_pid, line);
+	else
+		snprintf(buf, len, "%s: %s", what, line);
 }
 
 const char *ct_untraced_why(uint32_t reason, int32_t err, char *buf, size_t len)
@@ -111,8 +130,11 @@ enum ct_mark_kind ct_mark_text(struct ct_symbols *sym, uint32_t instance,
 		snprintf(buf, len, "exec failed: %s", strerror((int)v));
 		return CT_MARK_EXEC;
 	case CT_EXT_FORK:
-		snprintf(buf, len, "%s: process %d", f.how == CT_FORK_VFORK ? "vfork" : "fork",
-			 f.child_pid);
+		if (f.how == CT_FORK_SPAWN || f.how == CT_FORK_SYSTEM)
+			ct_spawn_text(ev, &f, buf, len);
+		else
+			snprintf(buf, len, "%s: process %d",
+				 f.how == CT_FORK_VFORK ? "vfork" : "fork", f.child_pid);
 		return CT_MARK_PROCESS;
 	case CT_EXT_FORKED_FROM:
 		snprintf(buf, len, "forked from process %d", f.child_pid);

@@ -21,6 +21,12 @@ void ct_fmt_duration(char *buf, size_t len, double ns);
 void ct_fmt_size(char *buf, size_t len, uint64_t bytes);
 /* "1,234,567" */
 void ct_fmt_count(char *buf, size_t len, uint64_t n);
+/*
+ * A command line (NUL-separated arguments) as one line: the first
+ * CT_CMDLINE_SHOWN characters, then "… (3,857 characters)" if it is longer.
+ */
+#define CT_CMDLINE_SHOWN 200
+void ct_cmdline_text(const char *args, uint32_t len, char *buf, size_t size);
 
 /* crashes.c: each crash of a trace and the calls open at that moment, for calltrace record */
 void ct_print_crashes(const char *path, FILE *out);

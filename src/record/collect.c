@@ -23,6 +23,7 @@ void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_w
 	c->w = w;
 	ct_encoder_init(&c->enc, pool->geo.chunk_size / 16, level);
 	ct_map_init(&c->seen, 1024);
+	ct_map_init(&c->called, 64);
 	ct_map_init(&c->next_seq, 64);
 	ct_map_init(&c->last_clock, 64);
 	c->views = ct_calloc(pool->geo.nchunks, sizeof(*c->views));
@@ -34,6 +35,7 @@ void ct_collector_free(struct ct_collector *c)
 {
 	ct_encoder_free(&c->enc);
 	ct_map_free(&c->seen);
+	ct_map_free(&c->called);
 	ct_map_free(&c->next_seq);
 	ct_map_free(&c->last_clock);
 	for (size_t i = 0; i < c->nmods; i++)
@@ -369,6 +371,10 @@ static uint64_t ct_encode_chunk(struct ct_collector *c, const struct ct_desc_vie
 		ct_writer_block(c->w, CT_BLOCK_EVENTS, 0, e->out.data, (uint32_t)e->out.len, NULL,
 				0);
 		c->blocks++;
+		if (e->hdr.nfuncs) {
+			int added;
+			ct_map_put(&c->called, d->instance, &added);
+		}
 		for (uint32_t f = 0; f < e->hdr.nfuncs; f++) {
 			uint64_t addr;
 			int added;

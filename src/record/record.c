@@ -315,6 +315,7 @@ static void ct_run(struct ct_session *s)
 			ct_interrupted = 0;
 		}
 		size_t n = ct_collect(&s->col, CT_TAKE_FULL);
+		ct_untraced_drain_started(s->pool.ctl);
 		ct_end_starvation(s);
 		if (s->w.error && !s->write_failed) {
 			s->write_failed = 1;
@@ -456,6 +457,20 @@ static void ct_meta_skips(struct ct_buf *b, const struct ct_pool *pool)
 	free(text);
 }
 
+/* How many processes there were, how many ran traced code, and which images did not. */
+static void ct_meta_processes(struct ct_buf *b, struct ct_session *s)
+{
+	struct ct_process_counts n;
+	char num[32];
+	ct_untraced_count(&s->col, &n);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)n.total);
+	ct_meta_add(b, "processes", num);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)n.traced);
+	ct_meta_add(b, "processes_traced", num);
+	ct_meta_add(b, "quiet_instances", (const char *)n.quiet.data);
+	ct_buf_free(&n.quiet);
+}
+
 /* Which hooks the threads were traced by (a later META block overrides the first). */
 static void ct_write_method(struct ct_session *s)
 {
@@ -484,6 +499,7 @@ static void ct_write_method(struct ct_session *s)
 		snprintf(n, sizeof(n), "%u", atomic_load(&s->pool.ctl->libcall_sites));
 		ct_meta_add(&b, "libcall_sites", n);
 	}
+	ct_meta_processes(&b, s);
 	ct_writer_block(&s->w, CT_BLOCK_META, 0, b.data, (uint32_t)b.len, NULL, 0);
 	ct_buf_free(&b);
 }
@@ -534,6 +550,7 @@ static void ct_finish(struct ct_session *s)
 	uint64_t pool_used = ct_pool_resident(&s->pool); /* before salvage gives pages back */
 	ct_collect(&s->col, CT_TAKE_ALL);
 	ct_untraced_finish(&s->w);
+	ct_untraced_drain_started(s->pool.ctl);
 	ct_write_symtabs(&s->col);
 	ct_write_method(s);
 

@@ -16,11 +16,14 @@
  * bounded by the record, counts by what the recorder keeps (CT_WATCH_MAX);
  * a program can at worst make up untraced processes of its own.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "untraced.h"
+#include "record.h"
 #include "../common/event.h"
+#include "../common/pool.h"
 #include "../format/format.h"
 #include "../util/util.h"
 
@@ -139,4 +142,70 @@ uint64_t ct_untraced_finish(struct ct_writer *w)
 	ct_nwatches = ct_njoined = 0;
 	ct_stopped = 0;
 	return n;
+}
+
+/* ---- processes that ran no traced code --------------------------------------- */
+
+static struct ct_map ct_started; /* pid -> ppid of every image that said it started */
+static uint32_t ct_started_read;
+
+/*
+ * Take what images noted as they started (the ring in the control area).
+ * Called every pass of the recorder: a ring of 1,024 outruns it only if that
+ * many programs start within one pass; those are not counted. The pool is
+ * the program's to write: a pid out of range is dropped, at worst a program
+ * makes up processes of its own.
+ */
+void ct_untraced_drain_started(struct ct_pool_ctl *ctl)
+{
+	uint32_t now = atomic_load(&ctl->started_count);
+	if (!ct_started.cap)
+		ct_map_init(&ct_started, 64);
+	if (now - ct_started_read > CT_STARTED_RING)
+		ct_started_read = now - CT_STARTED_RING;
+	for (; ct_started_read != now; ct_started_read++) {
+		uint32_t at = ct_started_read % CT_STARTED_RING;
+		int32_t pid = atomic_load(&ctl->started[at].pid);
+		int32_t ppid = atomic_load(&ctl->started[at].ppid);
+		int added;
+		if (pid > 0 && pid < (1 << 22))
+			*ct_map_put(&ct_started, (uint64_t)pid, &added) = (uint64_t)(uint32_t)ppid;
+	}
+}
+
+static int ct_instance_called(const struct ct_collector *c, uint32_t instance)
+{
+	return ct_map_find(&c->called, instance) != NULL;
+}
+
+void ct_untraced_count(const struct ct_collector *c, struct ct_process_counts *n)
+{
+	struct ct_map all, traced;
+	int added;
+
+	ct_map_init(&all, 64);
+	ct_map_init(&traced, 64);
+	for (size_t i = 0; i < ct_started.cap; i++)
+		if (ct_started.keys[i])
+			ct_map_put(&all, ct_started.keys[i], &added);
+	memset(n, 0, sizeof(*n));
+	for (size_t i = 0; i < c->ninsts; i++) {
+		const struct ct_rec_instance *x = &c->insts[i];
+		ct_map_put(&all, (uint64_t)x->pid, &added);
+		if (ct_instance_called(c, x->instance)) {
+			ct_map_put(&traced, (uint64_t)x->pid, &added);
+		} else {
+			char num[16];
+			snprintf(num, sizeof(num), "%s%u", n->quiet.len ? "," : "", x->instance);
+			ct_buf_append(&n->quiet, num, strlen(num));
+		}
+	}
+	ct_buf_append(&n->quiet, "", 1);
+	n->total = all.count;
+	n->traced = traced.count;
+	ct_map_free(&all);
+	ct_map_free(&traced);
+	ct_map_free(&ct_started);
+	memset(&ct_started, 0, sizeof(ct_started));
+	ct_started_read = 0;
 }

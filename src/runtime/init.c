@@ -235,6 +235,51 @@ int ct_init(void)
 	return atomic_load(&ct_state) == CT_RT_READY ? 0 : -1;
 }
 
+/* Put this image's pid and parent in the pool's ring of started images. */
+static void ct_note_in(struct ct_pool_ctl *ctl)
+{
+	uint32_t at = atomic_fetch_add(&ctl->started_count, 1) % CT_STARTED_RING;
+	atomic_store(&ctl->started[at].ppid, (int32_t)getppid());
+	atomic_store(&ctl->started[at].pid, (int32_t)getpid());
+}
+
+/*
+ * Every image the runtime is loaded into says it started, traced or not, so
+ * the recorder can count the processes that ran no traced code (a shell,
+ * a compiler make runs) and system() can find its child. A few system
+ * calls per image: the control area is mapped alone, and only for this.
+ */
+__attribute__((constructor(103))) static void ct_note_started(void)
+{
+	if (ct_attach_loaded() || !ct_followed())
+		return;
+	if (atomic_load(&ct_state) == CT_RT_READY) {
+		ct_note_in(ct_ctl);
+		return;
+	}
+	int fd = ct_pool_fd_inherited(), opened = 0;
+	const char *path = ct_getenv("CALLTRACE_POOL");
+	if (fd < 0 && path && *path) {
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		opened = fd >= 0;
+	}
+	struct ct_pool_ctl hdr;
+	struct stat st;
+	if (fd < 0)
+		return;
+	if (pread(fd, &hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) && fstat(fd, &st) == 0 &&
+	    S_ISREG(st.st_mode) && ct_pool_geometry_ok(&hdr, (uint64_t)st.st_size)) {
+		size_t len = (sizeof(hdr) + 4095) & ~(size_t)4095;
+		void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (map != MAP_FAILED) {
+			ct_note_in(map);
+			munmap(map, len);
+		}
+	}
+	if (opened)
+		close(fd);
+}
+
 static uint32_t ct_read_file(const char *path, char *buf, uint32_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

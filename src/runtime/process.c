@@ -19,11 +19,18 @@
  * constructors are done (CALLTRACE_ITIMER_PROF), so the program sees the
  * timer it would have had without us.
  *
+ * posix_spawn, system: the parent says which child it started (no wrapper
+ * of ours runs in that child before its exec): posix_spawn's pid and argv;
+ * system()'s child found among the images that noted their start in the
+ * pool (its /bin/sh, whose parent we are), since glibc's system calls an
+ * internal posix_spawn no wrapper sees.
+ *
  * _exit, quick_exit: what the destructor would have said (lost events,
  * modules loaded since) is said before the process goes.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,4 +305,83 @@ CT_EXPORT void quick_exit(int status)
 {
 	ct_before_exit();
 	((ct_exit_fn)ct_next("quick_exit"))(status);
+}
+
+/* A spawn mark: struct ct_ext_fork, then what was started (NUL-separated words). */
+static void ct_mark_spawn(pid_t pid, uint32_t how, const char *const *words)
+{
+	uint64_t buf[512];
+	struct ct_ext_fork f = { .child_pid = pid, .how = how };
+	size_t n = sizeof(f);
+	memcpy(buf, &f, sizeof(f));
+	for (size_t i = 0; words[i]; i++) {
+		size_t l = strlen(words[i]) + 1;
+		if (n + l > sizeof(buf))
+			break;
+		memcpy((char *)buf + n, words[i], l);
+		n += l;
+	}
+	int err = errno;
+	ct_emit_ext(CT_EXT_FORK, buf, (uint32_t)n, 1);
+	errno = err;
+}
+
+typedef int (*ct_spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			   const posix_spawnattr_t *, char *const[], char *const[]);
+
+static int ct_spawn_as(const char *name, pid_t *pid, const char *file,
+		       const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+		       char *const argv[], char *const envp[])
+{
+	pid_t child = 0;
+	int r = ((ct_spawn_fn)ct_next(name))(&child, file, fa, attr, argv, envp);
+	if (pid)
+		*pid = child;
+	if (r == 0 && child > 0) { /* its argv, as an exec mark shows it; else its file */
+		const char *words[] = { file, NULL };
+		ct_mark_spawn(child, CT_FORK_SPAWN,
+			      argv && argv[0] ? (const char *const *)argv : words);
+	}
+	return r;
+}
+
+CT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			  const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return ct_spawn_as("posix_spawn", pid, path, fa, attr, argv, envp);
+}
+
+CT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return ct_spawn_as("posix_spawnp", pid, file, fa, attr, argv, envp);
+}
+
+/* The first image noted since `from` whose parent is this process: system()'s shell. */
+static pid_t ct_started_child(uint32_t from)
+{
+	uint32_t now = atomic_load(&ct_ctl->started_count);
+	int32_t self = (int32_t)getpid();
+	if (now - from > CT_STARTED_RING)
+		from = now - CT_STARTED_RING;
+	for (; from != now; from++) {
+		uint32_t at = from % CT_STARTED_RING;
+		if (atomic_load(&ct_ctl->started[at].ppid) == self)
+			return atomic_load(&ct_ctl->started[at].pid);
+	}
+	return 0;
+}
+
+typedef int (*ct_system_fn)(const char *);
+
+CT_EXPORT int system(const char *command)
+{
+	int ready = command && ct_init() == 0;
+	uint32_t from = ready ? atomic_load(&ct_ctl->started_count) : 0;
+	int r = ((ct_system_fn)ct_next("system"))(command);
+	if (ready && atomic_load(&ct_state) == CT_RT_READY) {
+		const char *words[] = { "sh", "-c", command, NULL };
+		ct_mark_spawn(ct_started_child(from), CT_FORK_SYSTEM, words);
+	}
+	return r;
 }

@@ -55,7 +55,9 @@ int main(int argc, char **argv)
 	if (posix_spawn(&pid, self, NULL, NULL, args, environ) == 0)
 		waitpid(pid, &st2, 0);
 
-	snprintf(cmd, sizeof(cmd), "'%s' child 3", self);
+	/* the command names no path: the parent's spawn marks are the same in every build */
+	setenv("SPAWN_SELF", self, 1);
+	snprintf(cmd, sizeof(cmd), "\"$SPAWN_SELF\" child 3");
 	int st3 = system(cmd);
 	parent_done();
 	return st1 == 0 && st2 == 0 && st3 == 0 ? 0 : 2;
