@@ -201,7 +201,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < NFUNCS; i++)
 		funcs[i] = (struct ct_func){ .name = (char *)names[i],
 					     .symbol = (char *)names[i],
-					     .module = "synth" };
+					     .module = "synth",
+					     .row = (uint32_t)i }; /* each its own row: no clones */
 	procs[0] = (struct ct_process_info){
 		.rec = { .instance = 1, .pid = 100, .args_len = sizeof(args1) },
 		.exe = "/bin/synth",
