@@ -550,7 +550,7 @@ if want no-follow && built follow gcc-O2; then
 		read_all $n "$D/trace.data"
 		want_procs=2 want_calls=1
 		[ $mode = no-follow ] && want_procs=1 want_calls=0
-		grep -q "^processes: *$want_procs\$" "$D/info.txt"
+		grep -q "^processes: *$want_procs ($want_procs traced, 0 ran no traced code)\$" "$D/info.txt"
 		verdict $n/processes $? "info does not say \"processes:  $want_procs\"" "$D/info.txt"
 		[ "$(grep -c 'child_work();' "$D/replay.txt")" = $want_calls ]
 		verdict $n/child-calls $? "replay does not show child_work() $want_calls time(s)" "$D/replay.txt"

@@ -235,7 +235,7 @@ attach_fork() {
 	sleep 0.3
 	ct attach --method="$m" -p "$fpid" --duration 1500ms -o "fork-$m.data" 2>"fork-$m.err" ||
 		fail "attach-$m/fork" "attach failed" "fork-$m.err"
-	procs=$(ct info -i "fork-$m.data" 2>/dev/null | sed -n 's/^processes: *//p')
+	procs=$(ct info -i "fork-$m.data" 2>/dev/null | sed -n 's/^processes: *\([0-9]*\).*/\1/p')
 	[ "${procs:-0}" -ge 2 ] && pass "attach-$m/fork-children-traced" ||
 		fail "attach-$m/fork-children-traced" "${procs:-0} processes in the trace" "fork-$m.err"
 	reap "$fpid"
