@@ -4,6 +4,7 @@
 
 #include "unit.h"
 #include "../../src/symbols/symbols.h"
+#include "../../src/common/names.h"
 
 static void short_is(const char *mangled, const char *want)
 {
@@ -44,6 +45,29 @@ static void test_short_names(void)
 	short_is("_ZN1AplIiEEvT_", "A::operator+<int>");
 }
 
+/* A compiler's copies of a function: the demangler's notes, and the raw suffixes. */
+static void test_clones(void)
+{
+	short_is("_ZN2ns1fERKNS_1SEi.constprop.0", "ns::f");
+	short_is("_ZN2ns1fERKNS_1SEi.isra.0.constprop.1", "ns::f");
+	short_is("_ZN2ns1fEi.part.0.cold", "ns::f");
+	CHECK(ct_clone_base_len("foo.part.0") == 3);
+	CHECK(ct_clone_base_len("foo.cold") == 3);
+	CHECK(ct_clone_base_len("foo.cold.12") == 3);
+	CHECK(ct_clone_base_len("foo.constprop.0.isra.0") == 3);
+	CHECK(ct_clone_base_len("foo.lto_priv.0") == 3);
+	CHECK(ct_clone_base_len("foo.localalias") == 3);
+	CHECK(ct_clone_base_len("foo.llvm.123456789") == 3);
+	CHECK(ct_clone_base_len("_Z1fi.isra.0") == 5);
+	/* not copies: an outlined region, a number alone, a word after the number, none */
+	CHECK(ct_clone_base_len("main._omp_fn.0") == 14);
+	CHECK(ct_clone_base_len("foo.0") == 5);
+	CHECK(ct_clone_base_len("foo.part.0x") == 11);
+	CHECK(ct_clone_base_len("foo.partial") == 11);
+	CHECK(ct_clone_base_len(".cold") == 5);
+	CHECK(ct_clone_base_len("foo") == 3);
+}
+
 static void test_not_mangled(void)
 {
 	CHECK(ct_demangle("printf") == NULL);
@@ -54,6 +78,7 @@ int main(void)
 {
 	int failures = 0;
 	RUN(test_short_names);
+	RUN(test_clones);
 	RUN(test_not_mangled);
 	return failures != 0;
 }
