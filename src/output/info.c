@@ -226,9 +226,11 @@ static void ct_info_attach_exit(FILE *out, const struct ct_trace *t)
 	else if (f & CT_END_NO_STATUS)
 		fprintf(out, "exit:       ended while attached; how, not known\n");
 	else if ((st & 0x7f) == 0)
-		fprintf(out, "exit:       exited with status %d while attached\n", (st >> 8) & 0xff);
+		fprintf(out, "exit:       exited with status %d while attached\n",
+			(st >> 8) & 0xff);
 	else
-		fprintf(out, "exit:       killed by %s while attached\n", ct_signal_name(st & 0x7f));
+		fprintf(out, "exit:       killed by %s while attached\n",
+			ct_signal_name(st & 0x7f));
 }
 
 int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)

@@ -55,7 +55,8 @@ static int64_t ct_process_cpu_ns(pid_t pid)
 			 &stime) != 2)
 		return -1;
 	long hz = sysconf(_SC_CLK_TCK);
-	return (int64_t)((utime + stime) * (1000000000ull / (unsigned long long)(hz > 0 ? hz : 100)));
+	unsigned long long tick_ns = 1000000000ull / (unsigned long long)(hz > 0 ? hz : 100);
+	return (int64_t)((utime + stime) * tick_ns);
 }
 
 /* The CPU it used since the attach, as far as we can see now (it only grows). */
@@ -446,7 +447,7 @@ static int ct_attach_loop(struct ct_tracer *tr)
 
 #define CT_ATTACHED_MAX 512 /* calls under way told per thread */
 
-/* The calls we follow in t from the attach, first in its stream: the window's calls nest in them. */
+/* The calls followed in t since the attach, first in its stream: the window's calls nest there. */
 static void ct_tell_open_calls(struct ct_tracer *tr, struct ct_pt_thread *t)
 {
 	static struct {

@@ -653,7 +653,8 @@ static void ct_say_attached(struct ct_session *s)
 	if (s->o->duration_ms)
 		snprintf(until, sizeof(until), "detaching after %.1f s (or at Ctrl-C)",
 			 (double)s->o->duration_ms / 1e3);
-	fprintf(stderr, "calltrace: attached to process %d (%s): %s function%s in %u module%s %s; %s\n",
+	fprintf(stderr,
+		"calltrace: attached to process %d (%s): %s function%s in %u module%s %s; %s\n",
 		(int)s->o->attach_pid, ct_attach_name(s), n, fns == 1 ? "" : "s", mods,
 		mods == 1 ? "" : "s",
 		f & CT_ATTACH_BREAKPOINTS ? "traced through breakpoints (--method=ptrace)" :
@@ -680,8 +681,8 @@ static void ct_say_detached(struct ct_session *s, uint64_t ran_ns)
 			 (int)s->o->attach_pid, WEXITSTATUS(st));
 	ct_fmt_count(events, sizeof(events), s->col.events);
 	size_t threads = s->col.next_seq.count;
-	fprintf(stderr, "calltrace: %s after %.1f s: %s events in %zu thread%s written to %s\n", how,
-		(double)ran_ns / 1e9, events, threads, threads == 1 ? "" : "s", s->o->output);
+	fprintf(stderr, "calltrace: %s after %.1f s: %s events in %zu thread%s written to %s\n",
+		how, (double)ran_ns / 1e9, events, threads, threads == 1 ? "" : "s", s->o->output);
 }
 
 /* The program runs: record until it ends, then close the trace. */
