@@ -72,11 +72,11 @@ static int ct_lt_is_wrapper(const char *text)
  * shell to read ($ or ` in it, other than the one "$thisdir" or "$NAME"
  * suffix the caller asks to strip).
  */
-static char *ct_lt_value(const char *text, const char *name, const char *prefix,
-			 const char *suffix)
+static char *ct_lt_value(const char *text, const char *name, const char *prefix, const char *suffix)
 {
 	size_t nlen = strlen(name);
-	for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+	for (const char *line = text; line && *line;
+	     line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		const char *p = line + strspn(line, " \t");
 		if (strncmp(p, name, nlen) || p[nlen] != '=')
 			continue;
@@ -139,8 +139,9 @@ int ct_libtool_resolve(const char *prog, char **real_out)
 		goto out;
 	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode)) {
 		/* fast-install: the script relinks .libs/lt-prog first; let it */
-		fprintf(stderr, "calltrace: %s is a libtool wrapper script that must make %s first: "
-				"run it once, then record it again (its shell is traced meanwhile)\n",
+		fprintf(stderr,
+			"calltrace: %s is a libtool wrapper script that must make %s first: "
+			"run it once, then record it again (its shell is traced meanwhile)\n",
 			prog, real);
 		goto out;
 	}
@@ -151,8 +152,8 @@ int ct_libtool_resolve(const char *prog, char **real_out)
 		setenv("LD_LIBRARY_PATH", value, 1);
 		free(value);
 	}
-	fprintf(stderr, "calltrace: %s is a libtool wrapper script: recording %s%s%s\n", prog,
-		real, libpath ? " with LD_LIBRARY_PATH=" : "", libpath ? libpath : "");
+	fprintf(stderr, "calltrace: %s is a libtool wrapper script: recording %s%s%s\n", prog, real,
+		libpath ? " with LD_LIBRARY_PATH=" : "", libpath ? libpath : "");
 	*real_out = ct_strdup(real);
 	found = 1;
 out:
