@@ -104,6 +104,32 @@ def proc_mark(kind, text):
     return '+++ ' + re.sub(r' ?(: )?process \d+', '', text)
 
 
+# A whole replay line in one match, for the common case (the checks of
+# split_line then only run on lines this does not take).
+LINE = re.compile(r'^(?: {10}|[ \d]{2}\d\.\d{3} (?:ns|us|ms| s)) \[( *\d+)\] \| ((?:  )*)(\S.*)$')
+
+
+def split_line(line, where):
+    """(tid, depth, text) of a replay line, or Bad saying what is wrong with it."""
+    cut = line.find(' | ')
+    if cut < 0:
+        raise Bad('not a replay line: ' + where())
+    left, right = line[:cut], line[cut + 3:]
+    m = LEFT.match(left)
+    if not m:
+        raise Bad('bad "<duration> [<tid>]" part: ' + where())
+    dur, tid = m.group(1), int(m.group(2))
+    if not DURATION.match(dur):
+        raise Bad('bad duration %r: %s' % (dur, where()))
+    if len(left) < 19:
+        raise Bad('tid not printed as %6d: ' + where())
+    text = right.lstrip(' ')
+    indent = len(right) - len(text)
+    if indent % 2:
+        raise Bad('odd indentation: ' + where())
+    return tid, indent // 2, text
+
+
 def parse_replay(path):
     """Returns a list of threads: (tid, [root Node...], number of lines)."""
     threads = []
@@ -119,6 +145,13 @@ def parse_replay(path):
             threads.append((tid, roots, n))
         cur = None
 
+    no, line = 0, ''
+
+    def where():
+        return 'line %d: %r' % (no, line if len(line) < 200 else line[:60] + '...' + line[-100:])
+
+    tid_text = None  # the tid as printed in the current section's lines
+    match_line = LINE.match
     with open(path, encoding='utf-8', errors='replace') as f:
         for no, line in enumerate(f, 1):
             line = line.rstrip('\n')
@@ -127,29 +160,17 @@ def parse_replay(path):
             if not line.strip():
                 finish()
                 continue
-
-            def where():
-                return 'line %d: %r' % (no, line if len(line) < 200 else line[:60] + '...' + line[-100:])
-
-            cut = line.find(' | ')
-            if cut < 0:
-                raise Bad('not a replay line: ' + where())
-            left, right = line[:cut], line[cut + 3:]
-            m = LEFT.match(left)
-            if not m:
-                raise Bad('bad "<duration> [<tid>]" part: ' + where())
-            dur, tid = m.group(1), int(m.group(2))
-            if not DURATION.match(dur):
-                raise Bad('bad duration %r: %s' % (dur, where()))
-            if len(left) < 19:
-                raise Bad('tid not printed as %6d: ' + where())
-            text = right.lstrip(' ')
-            indent = len(right) - len(text)
-            if indent % 2:
-                raise Bad('odd indentation: ' + where())
-            depth = indent // 2
+            m = match_line(line)
+            if m is not None and len(m.group(1)) >= 6:
+                tid_field, indent, text = m.groups()
+                depth = len(indent) >> 1
+                tid = cur[0] if tid_field == tid_text and cur is not None else int(tid_field)
+            else:
+                tid_field = None
+                tid, depth, text = split_line(line, where)
             if cur is None:
                 cur = [tid, [], [], 0]
+                tid_text = tid_field
             ctid, roots, stack, _ = cur
             if tid != ctid:
                 raise Bad('tid %d inside the section of thread %d (no blank line between threads?): %s'
@@ -162,6 +183,26 @@ def parse_replay(path):
                 if depth != len(stack):
                     raise Bad('call at depth %d with %d calls open: %s' % (depth, len(stack), where()))
                 parent.append(Node(text[:-3]))
+                continue
+            if text.endswith('() {') and '/*' not in text and text[0] not in '}[':
+                # the next most: a call that has calls (what OPEN matches)
+                if depth != len(stack):
+                    raise Bad('call at depth %d with %d calls open: %s' % (depth, len(stack), where()))
+                node = Node(text[:-4])
+                parent.append(node)
+                stack.append(node)
+                continue
+            if text.startswith('} /* ') and text.endswith(' */') and ': ' not in text:
+                # and its return (what CLOSE matches, not CLOSE_MARK)
+                name = text[5:-3]
+                if not stack:
+                    raise Bad('return of %s with no open call: %s' % (name, where()))
+                if stack[-1].name != name:
+                    raise Bad('return of %s closes %s: %s' % (name, stack[-1].name, where()))
+                if depth != len(stack) - 1:
+                    raise Bad('return at depth %d, its call is at depth %d: %s' %
+                              (depth, len(stack) - 1, where()))
+                stack.pop().mark = ''
                 continue
             m = CLOSE_MARK.match(text)
             if m and m.group(2) == 'entered before tracing':
@@ -391,9 +432,12 @@ def read_expected(path, section):
 
 
 def check_marks(threads, allowed=()):
-    bad = [l for l in normalise(threads)
-           if re.search(r' \[(unwound|unfinished|before tracing)\]$', l)
-           and not any(l.endswith('[%s]' % a) for a in allowed)]
+    bad = []
+    for _, roots, _ in threads:  # the lines of normalise() that have such a mark
+        for n, depth in walk(roots):
+            mark = 'before tracing' if n.orphan else n.mark
+            if mark in ('unwound', 'unfinished', 'before tracing') and mark not in allowed:
+                bad.append('  ' * depth + ('} ' if n.orphan else '') + n.name + ' [%s]' % mark)
     if bad:
         fail('%d calls marked unwound/unfinished/before tracing, none expected%s'
              % (len(bad), ' but ' + ', '.join(allowed) if allowed else ''), bad[:20])

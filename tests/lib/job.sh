@@ -50,6 +50,7 @@ if [ "${1:-}" = --result ]; then
 fi
 
 prog=$1 combo=$2
+job_start=$EPOCHREALTIME
 IFS=- read -r family opt method <<<"$combo"
 method=${method:-finstrument}
 # patchlc: patch, and record --libcalls; the library calls are not counted by the programs
@@ -104,6 +105,8 @@ fail() {
 where() { echo "    trace: $R/trace.data  (replay: $R/replay.txt, report: $R/report.json)" >>"$RES"; }
 # The end of the job, wherever it ends: the marker, then the lines for a person.
 end_job() {
+	# how long each job took, for finding the slow ones: $OUT/results/.times
+	echo "$prog $combo $(awk -v s="$job_start" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.2f", e - s }')" >>"$OUT/results/.times"
 	echo "# end $prog/$combo" >>"$RES"
 	[ -z "${JOB_STREAM:-}" ] || flock "$JOB_STREAM" "$0" --result "$prog" "$combo"
 	exit 0
