@@ -2,6 +2,7 @@
 #   make            build build/calltrace and build/libcalltrace.so
 #   make demo       install what is missing, build, trace examples/demo
 #   make check      install what is missing, build, run every test
+#   make check-quick  the same with one compiler/optimisation combo: the edit-test loop
 #   make check-sanitize  the tool built with ASan+UBSan, a subset of the tests under it
 #   make bench      side-by-side benchmarks (bench/)
 
@@ -129,11 +130,22 @@ demo: deps
 
 # make check also builds the tool with ASan+UBSan (into $(BUILD)-san, a few seconds):
 # the hostile-program and hostile-trace tests run the recorder and the readers under it.
-check: deps-test
-	@$(MAKE) --no-print-directory all
-	@$(if $(SAN_FLAGS),,$(MAKE) --no-print-directory SANITIZE=$(SAN_CHECK_DEFAULT) BUILD=$(BUILD)-san all)
-	@BUILD=$(BUILD) CT_SAN_FLAGS='$(SAN_FLAGS)' \
-		$(if $(SAN_FLAGS),,CT_SAN=$(abspath $(BUILD))-san/calltrace) tests/run.sh
+# The builds use every core unless make was given -j.
+CHECK_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
+check-build: deps-test
+	@$(MAKE) --no-print-directory $(CHECK_J) all
+	@$(if $(SAN_FLAGS),,$(MAKE) --no-print-directory $(CHECK_J) SANITIZE=$(SAN_CHECK_DEFAULT) BUILD=$(BUILD)-san all)
+CHECK_RUN = BUILD=$(BUILD) CT_SAN_FLAGS='$(SAN_FLAGS)' \
+	$(if $(SAN_FLAGS),,CT_SAN=$(abspath $(BUILD))-san/calltrace) tests/run.sh
+check: check-build
+	@$(CHECK_RUN)
+
+# make check-quick: the edit-test loop: every sub-suite, the test programs with one
+# combo (gcc-O2) instead of 13, less work where a sub-suite has a knob (the api
+# suite's combos, 10 s of fuzzing instead of 50, the options suite with gcc only).
+# A program whose sources did not change is not built again (tests/lib/job.sh).
+check-quick: check-build
+	@COMBOS=gcc-O2 FUZZ_BUDGET=10 OPTIONS_CCS=gcc $(CHECK_RUN)
 
 # make check-sanitize: the tool built with ASan+UBSan (into build-san/, or BUILD=...)
 # and a subset run under it, a few minutes: the bad-input (reader) tests, the unit,
@@ -251,6 +263,6 @@ uninstall:
 	$(call ct_check_uninstall,$(INST_FILES))
 	rm -f $(foreach f,$(INST_FILES),'$(DESTDIR)$(f)')
 
-.PHONY: wrappers all deps deps-test deps-check demo check check-sanitize check-sanitize-run bench \
+.PHONY: wrappers all deps deps-test deps-check demo check check-build check-quick check-sanitize check-sanitize-run bench \
 	fuzz clean install uninstall
 -include $(TOOL_OBJS:.o=.d) $(RT_OBJS:.o=.d) $(API_OBJS:.o=.d) $(WRAP_OBJS:.o=.d) $(PLUGIN_OBJS:.o=.d)

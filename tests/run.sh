@@ -148,6 +148,7 @@ fi
 # come from the result files, each of which must end with the job's marker.
 mkdir -p "$OUT/results"
 if [ -s "$OUT/jobs" ]; then
+	matrix_start=$SECONDS
 	heartbeat "the test programs ($(wc -l <"$OUT/jobs") jobs)" "$OUT/results" &
 	hb=$!
 	# (through sh: xargs would stop all the jobs at one killed by a signal)
@@ -155,6 +156,7 @@ if [ -s "$OUT/jobs" ]; then
 	st=$?
 	kill "$hb" 2>/dev/null
 	wait "$hb" 2>/dev/null
+	echo "# the test programs: $((SECONDS - matrix_start)) s"
 	[ $st = 0 ] || bad matrix/jobs "xargs exits with status $st: a job died or was killed (job.sh always exits 0)"
 fi
 while read -r p c; do
@@ -397,6 +399,7 @@ subsuite() { # NAME SCRIPT
 	st=$?
 	kill "$hb" 2>/dev/null
 	wait "$hb" 2>/dev/null
+	echo "# $name: $((SECONDS - start)) s"
 	tally "$so"
 	if [ $st = 124 ] || { [ $st = 137 ] && [ $((SECONDS - start)) -ge "$T_SUITE" ]; }; then
 		bad "$name/finished" "stopped after ${T_SUITE} s (a hang)"
