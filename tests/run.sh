@@ -374,21 +374,23 @@ if [ -n "$CT" ] && selected bad; then
 	cd "$ROOT" || exit 2
 fi
 
-# ---- sub-suites: tests/faults.sh, tests/NAME/run.sh for every NAME, unit last ----
+# ---- sub-suites: tests/faults.sh, tests/NAME/run.sh for every NAME, tests/unit ----
 # (faults: kills, crashes, full disk, full pool, ring; filters; export; flame ...)
 # Each prints ok/FAIL lines, shown as they come and counted here, and last its
 # closing line `N passed, N failed`. With a REGEX, a sub-suite runs only if its
-# name matches (tests/run.sh faults: that one alone).
+# name matches (tests/run.sh faults: that one alone). SUITE_JOBS of them run at
+# a time (most of them wait more than they compute), the longest of the last
+# run first ($OUT/suites.times); their lines then interleave, each named.
 CLOSING='^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$'
-subsuite() { # NAME SCRIPT
+SUITE_JOBS=${SUITE_JOBS:-2}
+# run_suite NAME SCRIPT (in the background): the sub-suite, its lines shown as
+# they come; "STATUS SECONDS" in $OUT/NAME.st when it ends.
+run_suite() {
 	local name=$1 script=$2 so=$OUT/$1.out st pid hb start=$SECONDS
-	[ -n "$CT" ] || [ "$name" = unit ] || return 0
-	selected "$name" || return 0
 	# A sub-suite that hangs must not hang the whole run: it is stopped after
 	# T_SUITE seconds, and what it printed so far still counts. Its output goes
 	# to a file (a process it leaves behind cannot hold the run's pipe), which
 	# tail follows until the sub-suite ends.
-	: >"$so"
 	(cd "$ROOT" && OUT=$OUT CT=$CT PY=$PY BUILD=$BUILD CALLTRACE=$CT TEST_OUT=$OUT \
 		exec timeout -k 10 "$T_SUITE" bash "$script") >"$so" 2>&1 </dev/null &
 	pid=$!
@@ -399,27 +401,64 @@ subsuite() { # NAME SCRIPT
 	st=$?
 	kill "$hb" 2>/dev/null
 	wait "$hb" 2>/dev/null
-	echo "# $name: $((SECONDS - start)) s"
+	echo "$st $((SECONDS - start))" >"$OUT/$name.st"
+}
+# end_suite NAME SCRIPT: its lines counted, and how it ended checked
+end_suite() {
+	local name=$1 script=$2 so=$OUT/$1.out st=255 secs=0
+	[ -s "$OUT/$name.st" ] && read -r st secs <"$OUT/$name.st"
+	echo "# $name: $secs s"
+	echo "$name $secs" >>"$OUT/suites.times.new"
 	tally "$so"
-	if [ $st = 124 ] || { [ $st = 137 ] && [ $((SECONDS - start)) -ge "$T_SUITE" ]; }; then
+	if [ "$st" = 124 ] || { [ "$st" = 137 ] && [ "$secs" -ge "$T_SUITE" ]; }; then
 		bad "$name/finished" "stopped after ${T_SUITE} s (a hang)"
 	elif ! tail -n 1 "$so" | grep -Eq "$CLOSING"; then
 		tail -n 5 "$so" >"$so.tail"
 		bad "$name/finished" "$script ended (status $st) without its closing line \"N passed, N failed\": it died part-way" \
 			"$so.tail"
-	elif [ $st != 0 ] && ! grep -q '^FAIL ' "$so"; then
+	elif [ "$st" != 0 ] && ! grep -q '^FAIL ' "$so"; then
 		bad "$name" "$script exited with status $st" "$so"
 	elif ! grep -q '^ok \|^FAIL ' "$so"; then
 		bad "$name" "$script printed no ok/FAIL line" "$so"
 	fi
 }
-subsuite faults tests/faults.sh
+suites=()
+[ -z "$CT" ] || suites+=("faults tests/faults.sh")
 for s in "$ROOT"/tests/*/run.sh; do
 	d=$(basename "$(dirname "$s")")
-	[ "$d" = unit ] || subsuite "$d" "tests/$d/run.sh"
+	[ -n "$CT" ] || [ "$d" = unit ] || continue
+	suites+=("$d tests/$d/run.sh")
 done
-# the tool's own C unit tests (tests/unit/)
-[ -f "$ROOT/tests/unit/run.sh" ] && subsuite unit tests/unit/run.sh
+# the longest first: by the last run's times, else those known to take a minute
+order() {
+	local line
+	for line in "${suites[@]}"; do
+		set -- $line
+		selected "$1" || continue
+		t=$(awk -v n="$1" '$1 == n { t = $2 } END { print t + 0 }' "$OUT/suites.times" 2>/dev/null)
+		case " ptrace fuzz faults " in *" $1 "*) [ -s "$OUT/suites.times" ] || t=100 ;; esac
+		echo "${t:-0} $1 $2"
+	done | sort -s -k1,1 -rn | cut -d' ' -f2-
+}
+: >"$OUT/suites.times.new"
+declare -A running=()
+while read -r name script; do
+	rm -f "$OUT/$name.st"
+	while [ ${#running[@]} -ge "$SUITE_JOBS" ]; do
+		done_pid=
+		wait -n -p done_pid "${!running[@]}"
+		[ -n "$done_pid" ] && [ -n "${running[$done_pid]:-}" ] || continue
+		end_suite ${running[$done_pid]}
+		unset "running[$done_pid]"
+	done
+	run_suite "$name" "$script" &
+	running[$!]="$name $script"
+done < <(order)
+for p in "${!running[@]}"; do
+	wait "$p"
+	end_suite ${running[$p]}
+done
+[ -s "$OUT/suites.times.new" ] && [ -z "$FILTER" ] && mv "$OUT/suites.times.new" "$OUT/suites.times"
 
 if [ -n "$SAN_LOGS" ]; then
 	if [ -z "$(ls -A "$SAN_LOGS")" ]; then
