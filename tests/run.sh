@@ -19,6 +19,8 @@
 #                            clang-O0-patch (built plain, patched in memory),
 #                            gcc-O2-patchlc (the same with record --libcalls))
 #   JOBS=2                   programs built and checked in parallel
+#   SUITE_JOBS=2             sub-suites run at a time
+#   T_SUITE=600              seconds a sub-suite may take (then stopped: a FAIL)
 #
 # Prints one line per test as it finishes, `ok NAME` or `FAIL NAME: REASON`
 # with details indented below, `ok NAME # SKIP WHY` for a test that cannot run
