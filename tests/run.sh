@@ -161,6 +161,9 @@ if [ -s "$OUT/jobs" ]; then
 	echo "# the test programs: $((SECONDS - matrix_start)) s"
 	[ $st = 0 ] || bad matrix/jobs "xargs exits with status $st: a job died or was killed (job.sh always exits 0)"
 fi
+# builds not used for a week (their sources changed), and those left half made
+find "$OUT/bin/.cache" -mindepth 1 -maxdepth 1 -type d \( -name 'tmp.*' -mmin +60 -o \
+	! -name 'tmp.*' ! -newermt '-7 days' \) -exec rm -rf {} + 2>/dev/null
 while read -r p c; do
 	if "$LIB/job.sh" --result "$p" "$c" >"$OUT/result.txt"; then
 		tally "$OUT/result.txt"

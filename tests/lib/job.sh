@@ -213,6 +213,7 @@ if ! [ -f "$CACHE/$key/.built" ]; then
 	# another job may have built the same at the same time: its copy is as good
 	mv -T "$tmp" "$CACHE/$key" 2>/dev/null || rm -rf "$tmp"
 fi
+touch "$CACHE/$key" # in use: tests/run.sh removes builds unused for a week
 for f in "${libs[@]}" "$prog"; do
 	ln -f "$CACHE/$key/$f" "$BIN/$f" 2>/dev/null || cp -f "$CACHE/$key/$f" "$BIN/$f" || {
 		fail build "cannot copy $CACHE/$key/$f to $BIN"
