@@ -395,9 +395,11 @@ run_suite() {
 	# A sub-suite that hangs must not hang the whole run: it is stopped after
 	# T_SUITE seconds, and what it printed so far still counts. Its output goes
 	# to a file (a process it leaves behind cannot hold the run's pipe), which
-	# tail follows until the sub-suite ends.
+	# tail follows until the sub-suite ends (made empty first: tail must find it,
+	# and not show the last run's).
+	: >"$so"
 	(cd "$ROOT" && OUT=$OUT CT=$CT PY=$PY BUILD=$BUILD CALLTRACE=$CT TEST_OUT=$OUT \
-		exec timeout -k 10 "$T_SUITE" bash "$script") >"$so" 2>&1 </dev/null &
+		exec timeout -k 10 "$T_SUITE" bash "$script") >>"$so" 2>&1 </dev/null &
 	pid=$!
 	heartbeat "$name" "$so" &
 	hb=$!
