@@ -268,6 +268,7 @@ if [ -n "$CT" ] && selected bad; then
 			sed -i 's/ \[[a-z ]*\]$//' "$D/good.tree"
 			good_tree=$D/good.tree
 		else
+			cat "$D/good.tree" >>"$D/good.err" 2>/dev/null
 			bad bad/good-replay "replay of the good trace, or its tree (tests/lib/ctcheck.py tree), failed" "$D/good.err"
 		fi
 	fi
