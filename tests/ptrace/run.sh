@@ -406,13 +406,18 @@ kill "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
 
 # ---- nothing left behind: no program of this suite, no calltrace of ours ------------------
+# (ours: run in $out; other sub-suites run the same calltrace at the same time)
 left=
 for p in /proc/[0-9]*; do
 	pid=${p#/proc/}
 	exe=$(readlink "$p/exe" 2>/dev/null) || continue
 	case $exe in
-	"$out"/* | "$(readlink -f "$CT")") left="$left $pid($exe)" && kill -9 "$pid" 2>/dev/null ;;
+	"$out"/*) ;;
+	"$(readlink -f "$CT")") case $(readlink "$p/cwd" 2>/dev/null) in "$out" | "$out"/*) ;; *) continue ;; esac ;;
+	*) continue ;;
 	esac
+	left="$left $pid($exe)"
+	kill -9 "$pid" 2>/dev/null
 done
 [ -z "$left" ] && pass no-process-left || fail no-process-left "still running, killed:$left"
 echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"
