@@ -6,7 +6,8 @@
  * its work, never on the pool, so they are the same with and without
  * calltrace; what it did to the pool goes to stderr.
  *
- * Scenarios: none, page (random bytes over the first page), chunk (over the
+ * Scenarios: none, page (random bytes over the first page: the control
+ * block), descs (over the first page of chunk descriptors), chunk (over the
  * first chunk), all (over everything), fakefull (every descriptor FULL with
  * random owners and lengths), plausible (FULL with our own ids and random
  * sequences and lengths), counts (the geometry in the control block raised,
@@ -116,6 +117,8 @@ NOTRACE static void attack(const char *how)
 
 	if (!strcmp(how, "page")) {
 		scribble(pool, done = 4096);
+	} else if (!strcmp(how, "descs")) {
+		scribble((char *)ctl->desc, done = 4096);
 	} else if (!strcmp(how, "chunk")) {
 		scribble(pool + ctl_size, done = chunk);
 	} else if (!strcmp(how, "all")) {

@@ -4,7 +4,7 @@
 # recorder must survive whatever it writes there.
 #  - tests/hostile/hostile.c, built with gcc and clang (-finstrument-functions),
 #    writes over the pool half-way through its work (random bytes over the first
-#    page, the first chunk, all of it; fake FULL descriptors; geometry raised;
+#    page, the first page of descriptors, the first chunk, all of it; fake FULL descriptors; geometry raised;
 #    a loop and an out-of-range head in the free stack; a truncation), in
 #    streaming, lossy and flight-recorder modes. Recorded by a tool built with
 #    ASan+UBSan (CT_SAN, else $BUILD-san/calltrace, else $CT if it is one):
@@ -75,7 +75,8 @@ for cc in gcc clang; do
 done
 
 # scenario [record options]: what it wrote over, whether descriptors were hit
-descriptors=" page all fakefull plausible counts "
+# (the first page is the control block: the descriptors start after its ring of started images)
+descriptors=" descs all fakefull plausible counts "
 
 # check CC SCENARIO NAME [RECORD OPTIONS...]
 check() {
@@ -152,7 +153,7 @@ check() {
 }
 
 for cc in "${compilers[@]}"; do
-	for how in none page chunk all fakefull plausible counts freeloop freebad shrink; do
+	for how in none page descs chunk all fakefull plausible counts freeloop freebad shrink; do
 		check $cc $how $cc/$how
 	done
 	for how in all fakefull freeloop freebad; do
