@@ -337,7 +337,7 @@ if want lossy; then
 				"$F/bin/$c/lossy_fib" >"$D/record.out" 2>"$D/record.err"
 			st=$?
 			[ $st = 0 ] || break
-			"$CT" info -i "$D/trace.data" 2>/dev/null | grep -q '^lost: *[1-9][0-9,]* events$' && break
+			"$CT" info -i "$D/trace.data" 2>/dev/null | grep -q '^lost: *[1-9][0-9,]* events\( (.*)\)\?$' && break
 		done
 		record_st $n $st 0 "$CT record --lossy -b 256K --chunk-size 4K -o $D/trace.data -- $F/bin/$c/lossy_fib"
 		KEEP= read_all $n "$D/trace.data" # the whole replay, for its lost lines

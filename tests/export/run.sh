@@ -196,7 +196,7 @@ else
 fi
 
 # ---- a made-up walk: same-ns parent and child, odd names, marks, snapshots ----------------
-objs=$(ls "$B"/obj/output/export_*.o "$B"/obj/output/marks.o "$B"/obj/output/*values*.o "$B"/obj/common/proto.o 2>/dev/null | tr '\n' ' ')
+objs=$(ls "$B"/obj/output/export_*.o "$B"/obj/output/marks.o "$B"/obj/output/fmt.o "$B"/obj/output/*values*.o "$B"/obj/common/proto.o 2>/dev/null | tr '\n' ' ')
 # shellcheck disable=SC2086 # CT_SAN_FLAGS: the sanitizers the objects were built with
 if [ -n "$objs" ] && [ -f "$B/obj/util/util.o" ] &&
 	$CC -std=gnu11 -D_GNU_SOURCE -Wall ${CT_SAN_FLAGS:-} -o "$E/synth" "$ROOT/tests/export/synth.c" $objs "$B/obj/util/util.o" 2>"$E/synth-build.err"; then

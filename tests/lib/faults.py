@@ -126,7 +126,8 @@ def cmd_lossy(args):
     if not m:
         fail('info has no "records:    N (N calls and returns, ...)" line')
     recorded = number(m.group(1))
-    m = re.search(r'^lost: +([\d,]+) events$', info, re.M)
+    # the count, and maybe its cause in parentheses ("--lossy: dropped while ..."), never "complete"
+    m = re.search(r'^lost: +([\d,]+) events(?: \((?!complete)[^\n]*\))?$', info, re.M)
     if not m:
         fail('info has no "lost:       N events" line (or says "complete")',
              [l for l in info.splitlines() if l.startswith('lost')])
