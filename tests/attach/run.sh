@@ -23,17 +23,8 @@ rm -rf "$out"
 mkdir -p "$out"
 cd "$out" || exit 1
 
-passed=0 failed=0 skipped=0
-pass() {
-	echo "ok attach/$1"
-	passed=$((passed + 1))
-}
-fail() {
-	echo "FAIL attach/$1: $2"
-	failed=$((failed + 1))
-	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
-	return 0
-}
+. "$here/../lib/suite.sh"
+suite attach
 # every command under a deadline
 t() { timeout -k 5 60 "$@"; }
 started= # every process this script starts, killed at the end

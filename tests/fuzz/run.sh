@@ -28,24 +28,9 @@ HARNESSES="fuzz_events fuzz_reader"
 # fuzz_reader does far more per input: it gets most of the time
 declare -A SHARE=([fuzz_events]=2 [fuzz_reader]=3)
 
-passed=0 failed=0
-ok() {
-	echo "ok fuzz/$1"
-	passed=$((passed + 1))
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite fuzz
 # bad NAME REASON [DETAILS-FILE]
-bad() {
-	echo "FAIL fuzz/$1: $2"
-	if [ -n "${3:-}" ] && [ -s "$3" ]; then
-		head -n 25 "$3" | sed 's/^/    /'
-	fi
-	failed=$((failed + 1))
-}
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ]
-	exit
-}
 # The head of a sanitizer's or libFuzzer's report: the error line and the first frames.
 report_head() {
 	grep -E '^==[0-9]+==ERROR|^SUMMARY|^ +#[0-9] |runtime error|out-of-memory|malloc\(|Test unit written|^artifact_prefix|ALARM|Timeout' "$1" |

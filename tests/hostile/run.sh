@@ -24,18 +24,8 @@ out=${TEST_OUT:-$build/tests}/hostile
 rm -rf "$out"
 mkdir -p "$out"
 cd "$out" || exit 1
-passed=0 failed=0
-pass() { echo "ok hostile/$1"; passed=$((passed + 1)); }
-fail() {
-	echo "FAIL hostile/$1: $2"
-	[ -n "${3:-}" ] && [ -f "$3" ] && head -n 15 "$3" | sed 's/^/    /'
-	failed=$((failed + 1))
-}
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ]
-	exit
-}
+. "$here/../lib/suite.sh"
+suite hostile
 
 sanitized() { [ -x "$1" ] && nm "$1" 2>/dev/null | grep -q __asan_init; }
 SAN=${CT_SAN:-}

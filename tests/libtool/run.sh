@@ -32,23 +32,8 @@ esac
 CT=${CT:-${CALLTRACE:-$B/calltrace}}
 T=120
 
-passed=0 failed=0
-ok() {
-	echo "ok $1"
-	passed=$((passed + 1))
-}
-bad() {
-	echo "FAIL libtool/$1: $2"
-	if [ -n "${3:-}" ] && [ -s "$3" ]; then
-		head -n 30 "$3" | sed 's/^/    /'
-	fi
-	failed=$((failed + 1))
-}
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ]
-	exit
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite libtool
 run() { timeout -k 5 $T "$@"; }
 
 for tool in autoreconf automake libtoolize gcc make; do

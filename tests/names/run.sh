@@ -25,22 +25,9 @@ out=${TEST_OUT:-$build/tests}/names
 PY=${PY:-$(python3 -c 'import sys; print(sys.executable)')}
 rm -rf "$out"
 mkdir -p "$out"
-npass=0 nfail=0 nskip=0
-ok() {
-	echo "ok names/$1"
-	npass=$((npass + 1))
-}
-bad() {
-	echo "FAIL names/$1: $2"
-	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | cut -c1-300 | sed 's/^/    /'
-	nfail=$((nfail + 1))
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite names
 t() { timeout -k 5 60 "$@"; }
-finish() {
-	echo "$npass passed, $nfail failed, $nskip skipped"
-	[ $nfail = 0 ]
-	exit
-}
 for tool in g++ gcc nm script; do
 	command -v $tool >/dev/null || bad "tools" "$tool is missing (scripts/install-deps.sh --test)"
 done

@@ -39,24 +39,9 @@ O=$OUT/options
 OPTS=$HERE/opts.py
 CTCHECK=$ROOT/tests/lib/ctcheck.py
 
-passed=0 failed=0 skipped=0
-ok() {
-	echo "ok options/$1"
-	passed=$((passed + 1))
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite options
 # bad NAME REASON [DETAILS-FILE]
-bad() {
-	echo "FAIL options/$1: $2"
-	if [ -n "${3:-}" ] && [ -s "$3" ]; then
-		head -n 20 "$3" | sed 's/^/    /'
-	fi
-	failed=$((failed + 1))
-}
-finish() {
-	echo "$passed passed, $failed failed, $skipped skipped"
-	[ "$failed" = 0 ]
-	exit
-}
 # t CMD...: CMD under the deadline every command has
 t() { timeout -k 5 60 "$@"; }
 # check NAME OPTS-ARGS...: opts.py must agree

@@ -32,25 +32,9 @@ B=$(cd "$(dirname "$CT")" && pwd) # the runtime is beside the tool
 T=60
 NOBODY=65534
 
-passed=0 failed=0
-ok() {
-	echo "ok privilege/$1"
-	passed=$((passed + 1))
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite privilege
 # bad NAME REASON [DETAILS-FILE]
-bad() {
-	echo "FAIL privilege/$1: $2"
-	if [ -n "${3:-}" ] && [ -s "$3" ]; then
-		head -n 20 "$3" | sed 's/^/    /'
-	fi
-	failed=$((failed + 1))
-}
-finish() {
-	[ -n "${SLEEPER:-}" ] && kill "$SLEEPER" 2>/dev/null && wait "$SLEEPER" 2>/dev/null
-	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ]
-	exit
-}
 one_line() { [ "$(wc -l <"$1")" = 1 ]; }
 mode() { stat -c %a "$1" 2>/dev/null; }
 # as the unprivileged user, under a deadline

@@ -37,22 +37,9 @@ CHECK=$ROOT/tests/lib/ctcheck.py
 OUT=${TEST_OUT:-${OUT:-$B/tests}}/threads
 T=${THREADS_DEADLINE:-60} # seconds for each command
 
-passed=0 failed=0
-ok() {
-	echo "ok threads/$1"
-	passed=$((passed + 1))
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite threads
 # bad NAME REASON [DETAILS-FILE]
-bad() {
-	echo "FAIL threads/$1: $2"
-	[ -n "${3:-}" ] && [ -f "$3" ] && head -n 15 "$3" | sed 's/^/    /'
-	failed=$((failed + 1))
-}
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ]
-	exit
-}
 
 rm -rf "$OUT"
 mkdir -p "$OUT"

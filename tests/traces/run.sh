@@ -15,13 +15,8 @@ CT=${CT:-$B/calltrace}
 OUT=${OUT:-$B/tests}/traces
 PY=${PY:-python3}
 T=30
-passed=0 failed=0
-ok() { echo "ok traces/$1"; passed=$((passed + 1)); }
-bad() {
-	echo "FAIL traces/$1: $2"
-	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 10 "$3" | sed 's/^/    /'
-	failed=$((failed + 1))
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite traces
 rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT" || exit 2
 
 # The readers: the sanitized tool when make check built one (CT_SAN), else $CT.
@@ -65,8 +60,7 @@ EOF
 if ! gcc -g -O1 -finstrument-functions -pthread prog.c -o prog 2>build.err ||
 	! timeout -k 5 60 "$CT" record -o good.data ./prog >/dev/null 2>record.err; then
 	bad good-trace "could not build and record the program to damage" record.err
-	echo "$passed passed, $failed failed"
-	exit 1
+	finish
 fi
 ok good-trace
 mkfifo fifo
@@ -134,5 +128,4 @@ if sanitized "$R"; then
 		bad sanitizer-clean "a sanitizer report from a reader" "$OUT/san.txt"
 	fi
 fi
-echo "$passed passed, $failed failed"
-[ $failed = 0 ]
+finish

@@ -39,23 +39,8 @@ B=$(cd "$(dirname "$CT")" && pwd)
 T=60
 NOBODY=65534
 
-passed=0 failed=0
-ok() {
-	echo "ok untraced/$1"
-	passed=$((passed + 1))
-}
-bad() {
-	echo "FAIL untraced/$1: $2"
-	if [ -n "${3:-}" ] && [ -s "$3" ]; then
-		head -n 20 "$3" | sed 's/^/    /'
-	fi
-	failed=$((failed + 1))
-}
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ]
-	exit
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite untraced
 run() { timeout -k 5 $T "$@"; }
 asuser() { timeout -k 5 $T setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"; }
 
