@@ -262,11 +262,16 @@ static inline void ct_pool_request_snapshot(struct ct_pool_ctl *ctl)
 	ct_pool_wake_recorder(ctl);
 }
 
+/*
+ * Push a chunk back on the free stack. The head is in shared memory: a
+ * program that keeps changing it could make the CAS fail for ever, so the
+ * tries are counted; a chunk that could not go back is the program's loss.
+ */
 static inline void ct_pool_push_free(struct ct_pool_ctl *ctl, uint32_t idx)
 {
 	uint64_t head = atomic_load_explicit(&ctl->free_head, memory_order_acquire);
 	atomic_store_explicit(&ctl->desc[idx].state, CT_CHUNK_FREE, memory_order_relaxed);
-	for (;;) {
+	for (int tries = 0; tries < 1000; tries++) {
 		atomic_store_explicit(&ctl->desc[idx].next, (uint32_t)head, memory_order_relaxed);
 		uint64_t tagged = ((head >> 32) + 1) << 32 | (idx + 1);
 		if (atomic_compare_exchange_weak_explicit(&ctl->free_head, &head, tagged,

@@ -77,27 +77,10 @@ fail:
 	return -1;
 }
 
-/*
- * Push a chunk back on the free stack. The head is in shared memory: a
- * program that keeps changing it could make the CAS fail for ever, so the
- * tries are counted; a chunk that could not go back is the program's loss.
- */
+/* A chunk back on the free stack (bounded: see ct_pool_push_free). */
 void ct_pool_give_back(struct ct_pool *p, uint32_t idx)
 {
-	struct ct_pool_ctl *ctl = p->ctl;
-	uint64_t head = atomic_load_explicit(&ctl->free_head, memory_order_acquire);
-
-	atomic_store_explicit(&ctl->desc[idx].state, CT_CHUNK_FREE, memory_order_relaxed);
-	for (int tries = 0; tries < 1000; tries++) {
-		atomic_store_explicit(&ctl->desc[idx].next, (uint32_t)head, memory_order_relaxed);
-		uint64_t tagged = ((head >> 32) + 1) << 32 | (idx + 1);
-		if (atomic_compare_exchange_weak_explicit(&ctl->free_head, &head, tagged,
-							  memory_order_acq_rel,
-							  memory_order_acquire)) {
-			atomic_fetch_add_explicit(&ctl->free_count, 1, memory_order_relaxed);
-			return;
-		}
-	}
+	ct_pool_push_free(p->ctl, idx);
 }
 
 /*
