@@ -77,7 +77,8 @@ struct ct_cli_filter {
 	{ "argument", required_argument, NULL, 'A' },                                              \
 	{ "retval", required_argument, NULL, 'R' },                                                \
 	{ "string-size", required_argument, NULL, 's' },                                           \
-	{ "srcline", no_argument, NULL, 1452 }
+	{ "srcline", no_argument, NULL, 1452 },                                                   \
+	{ "no-cache", no_argument, NULL, 1453 }
 /* clang-format on */
 #define CT_TRACE_HELP                                                                              \
 	"      --method=METHOD    how calls are seen: auto (default: the best the program\n"        \
@@ -89,6 +90,7 @@ struct ct_cli_filter {
 	"                         'lib.so:GLOB' patches a shared library's functions too,\n"        \
 	"                         '!GLOB' leaves functions out; 'GLOB@LIB' takes calls\n"         \
 	"                         into shared libraries ('malloc@*', '*@libz.so*')\n"             \
+	"      --no-cache         plan the patching anew, without ~/.cache/calltrace\n"         \
 	"      --libcalls         trace every call into shared libraries, shown as\n"             \
 	"                         name@library (printf@libc.so.6); '!GLOB@*' leaves some out\n"  \
 	"  -a, --args             arguments and return values of every traced function,\n"       \

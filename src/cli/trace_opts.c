@@ -58,6 +58,9 @@ int ct_trace_opt(const char *cmd, int c, const char *arg)
 	case 1452:
 		setenv("CALLTRACE_CALLSITES", "1", 1);
 		return 0;
+	case 1453: /* the runtime's plan cache (src/runtime/plancache.c) */
+		setenv("CALLTRACE_NO_CACHE", "1", 1);
+		return 0;
 	case 1450:
 		for (size_t i = 0; i < CT_ARRAY_SIZE(ct_methods); i++) {
 			if (!strcmp(arg, ct_methods[i])) {

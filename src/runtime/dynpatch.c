@@ -22,6 +22,7 @@
 #include "patching.h"
 #include "select.h"
 #include "args.h"
+#include "plancache.h"
 #include "../arch/x86_64/patch.h"
 #include "../arch/x86_64/relocate.h"
 
@@ -32,6 +33,7 @@ void ct_patch_entry(void) CT_HIDDEN;
 struct ct_cand {
 	struct ct_arch_func f;
 	const char *name;
+	uint32_t sym; /* its index in the symbol table (the plan cache finds the name by it) */
 	uint8_t selected;
 	uint8_t reason;
 	uint8_t inner;	   /* lowest offset another function branches to (0: none) */
@@ -142,6 +144,7 @@ static void ct_collect(struct ct_module_scan *s, const struct ct_elf_map *m, uin
 		c->f.addr = addr;
 		c->f.size = (uint32_t)y->st_size;
 		c->name = ct_elf_string(m, strtab, y->st_name);
+		c->sym = (uint32_t)i;
 	}
 	if (ct_sort_cands(s) < 0) {
 		s->n = 0;
@@ -256,17 +259,95 @@ static void ct_write_jumps(struct ct_module_scan *s, uintptr_t area)
 	}
 }
 
+/* The analysis's result for the plan cache: the selected functions, before any trampoline. */
+static void ct_plan_save(const struct ct_module_scan *s, struct ct_plancache *pc)
+{
+	size_t n = 0;
+	struct ct_plan_rec *r = calloc(s->n + 1, sizeof(*r));
+	if (!r)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct ct_cand *c = &s->c[i];
+		if (!c->selected)
+			continue;
+		r[n].off = (uint32_t)(c->f.addr - s->info->dlpi_addr);
+		r[n].size = c->f.size;
+		r[n].sym = c->sym;
+		r[n].reason = c->reason;
+		if (!c->reason) {
+			r[n].patch_off = c->f.patch_off;
+			r[n].moved = c->f.moved;
+			memcpy(r[n].bytes, (const void *)c->f.addr, c->f.patch_off + c->f.moved);
+		}
+		n++;
+	}
+	ct_plancache_save(pc, r, n);
+	free(r);
+}
+
+/*
+ * One cached function, checked against the module as it is: its symbol, and
+ * for one to patch, the bytes to move and its entry planned again.
+ */
+static int ct_plan_take(struct ct_cand *c, const struct ct_plan_rec *r, const struct ct_elf_map *m,
+			uintptr_t base)
+{
+	c->f.addr = base + r->off;
+	c->f.size = r->size;
+	c->sym = r->sym;
+	c->selected = 1;
+	c->reason = r->reason;
+	c->name = ct_plancache_name(m, r->sym, r->off, r->size);
+	if (!c->name)
+		return 0;
+	if (c->reason)
+		return 1;
+	return !ct_arch_plan_entry(&c->f) && c->f.patch_off == r->patch_off &&
+	       c->f.moved == r->moved &&
+	       !memcmp((const void *)c->f.addr, r->bytes, r->patch_off + r->moved);
+}
+
+/* The plan from the cache, if there is one and every function in it still matches. */
+static int ct_plan_load(struct ct_module_scan *s, struct ct_plancache *pc,
+			const struct ct_elf_map *m)
+{
+	size_t n;
+	const struct ct_plan_rec *r = ct_plancache_records(pc, &n);
+	if (!r || !(s->c = calloc(n + 1, sizeof(*s->c))))
+		return 0;
+	for (s->n = 0; s->n < n; s->n++) {
+		if (!ct_plan_take(&s->c[s->n], &r[s->n], m, s->info->dlpi_addr)) {
+			ct_plancache_say(pc, "ignored (the code differs)");
+			free(s->c);
+			s->c = NULL;
+			s->n = 0;
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (s->c[i].reason)
+			ct_skip(&s->c[i], s->c[i].reason);
+	ct_plancache_say(pc, "used");
+	return 1;
+}
+
 void ct_dynpatch_module(const struct dl_phdr_info *info, const struct ct_elf_map *m,
 			const char *path, int program)
 {
 	struct ct_module_scan s = { 0 };
+	struct ct_plancache pc;
 	size_t area_len = 0;
 
 	s.info = info;
 	if (!ct_module_range(info, &s.text_lo, &s.text_hi))
 		return;
-	ct_collect(&s, m, info->dlpi_addr);
-	ct_analyse_all(&s, path, program);
+	ct_plancache_open(&pc, info, path, program, s.text_lo, s.text_hi);
+	if (!ct_plan_load(&s, &pc, m)) {
+		ct_collect(&s, m, info->dlpi_addr);
+		ct_analyse_all(&s, path, program);
+		ct_plan_save(&s, &pc);
+	}
+	ct_plancache_close(&pc);
 	ct_args_module_begin(path);
 	uintptr_t area = ct_build_trampolines(&s, &area_len);
 	if (area) {

@@ -220,6 +220,14 @@ int ct_arch_analyse(struct ct_arch_func *f, const struct ct_arch_env *env)
 	return why ? why : ct_check_tables(f, env, &tables);
 }
 
+int ct_arch_plan_entry(struct ct_arch_func *f)
+{
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	const uint8_t *code = (const uint8_t *)f->addr;
+	f->patch_off = f->size >= 4 && !memcmp(code, endbr64, 4) ? 4 : 0;
+	return ct_plan_moved(f, code);
+}
+
 /* "Push" the original return address without touching flags or registers. */
 static uint8_t *ct_push_return(uint8_t *p, uintptr_t ret)
 {

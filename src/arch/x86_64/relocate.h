@@ -48,6 +48,11 @@ struct ct_arch_env {
 
 /* Decode the whole function: 0 (CT_SKIP_NONE) if it can be patched, else a CT_SKIP_* reason. */
 int ct_arch_analyse(struct ct_arch_func *f, const struct ct_arch_env *env);
+/*
+ * The entry alone (patch_off, moved, tramp_len), without looking at the rest
+ * of the function: for a plan read back from the cache. 0 if it can move.
+ */
+int ct_arch_plan_entry(struct ct_arch_func *f);
 /* Write f's trampoline, to run at address at, into out (tramp_len bytes); 0 if out of reach. */
 int ct_arch_build_trampoline(const struct ct_arch_func *f, uintptr_t at, uintptr_t entry_thunk,
 			     uint8_t *out);
