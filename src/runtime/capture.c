@@ -71,21 +71,27 @@ static int ct_note_range(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* Where the brk heap starts (/proc/self/stat's start_brk): it runs from there to sbrk(0). */
-static uintptr_t ct_start_brk(void)
+/* Field n (1-based, as proc(5) numbers them) of /proc/self/stat; 0 if it cannot be read. */
+uint64_t ct_self_stat_field(int n)
 {
 	char buf[1024];
 	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 	if (fd >= 0)
 		close(fd);
-	if (n <= 0)
+	if (len <= 0)
 		return 0;
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')'); /* the name may hold anything */
-	for (int field = 2; p && field < 47; field++)
+	buf[len] = 0;
+	const char *p = strrchr(buf, ')'); /* the name (field 2) may hold anything */
+	for (int field = 2; p && field < n; field++)
 		p = strchr(p + 1, ' ');
-	return p ? (uintptr_t)strtoull(p + 1, NULL, 10) : 0;
+	return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* Where the brk heap starts (start_brk): it runs from there to sbrk(0). */
+static uintptr_t ct_start_brk(void)
+{
+	return (uintptr_t)ct_self_stat_field(47);
 }
 
 void ct_capture_note_modules(void)

@@ -243,4 +243,7 @@ void ct_attach_note_area(void *addr, size_t len) CT_HIDDEN;
 /* patch.c: every module is looked at again (attach again: the code is as it was) */
 void ct_patch_forget_all(void) CT_HIDDEN;
 
+/* capture.c: field n (1-based, as proc(5) numbers them) of /proc/self/stat; 0 if unreadable */
+uint64_t ct_self_stat_field(int n);
+
 #endif

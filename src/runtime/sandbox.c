@@ -68,22 +68,10 @@ static int ct_touches_pool(const void *addr, size_t len)
 	return ct_ctl && len && a < hi && a + len > lo && a + len > a;
 }
 
-/* How many threads the process has (/proc/self/stat); 0 if it cannot be told. */
+/* How many threads the process has (/proc/self/stat's num_threads); 0 if it cannot be told. */
 static int ct_thread_count(void)
 {
-	char buf[1024];
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')'); /* the name may hold spaces */
-	for (int field = 2; p && field < 20; field++)
-		p = strchr(p + 1, ' ');
-	return p ? atoi(p + 1) : 0;
+	return (int)ct_self_stat_field(20);
 }
 
 /*
