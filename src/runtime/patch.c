@@ -26,6 +26,7 @@
 #include "patching.h"
 #include "select.h"
 #include "args.h"
+#include "stdskip.h"
 #include "../arch/x86_64/patch.h"
 
 void __fentry__(void);
@@ -38,6 +39,7 @@ static uintptr_t ct_thunks[CT_MAX_MODULES]; /* ours: a call to one is a patched 
 static unsigned ct_nthunks;
 static _Atomic int ct_busy;
 static int ct_may_allocate;
+static const struct ct_stdskip *ct_std; /* the module's standard library: left alone */
 
 static int ct_already(uintptr_t base)
 {
@@ -155,7 +157,7 @@ static void ct_patch_entries(const uintptr_t *entries, size_t n, uintptr_t thunk
 	for (size_t i = 0; i < n; i++) {
 		uintptr_t at = entries[i];
 		uint8_t call[CT_PATCH_LEN];
-		if (at && ct_patched_already(at))
+		if (at && (ct_patched_already(at) || ct_stdskip_entry(ct_std, at)))
 			continue;
 		if (!at || !ct_arch_is_entry_nop((const uint8_t *)at) ||
 		    !ct_arch_encode_call(call, at, thunk)) {
@@ -331,12 +333,19 @@ static int ct_patch_module(struct dl_phdr_info *info, size_t size, void *data)
 		}
 		if (libcalls) /* first: the moved entries then carry the redirected calls */
 			ct_libcalls_module(info, &m);
+		struct ct_stdskip std;
+		if (entries)
+			ct_stdskip_load(&std, &m, info->dlpi_addr);
+		ct_std = entries ? &std : NULL;
 		for (size_t k = 0; entries && k < CT_ARRAY_LEN(ct_entry_sections); k++) {
 			const ElfW(Shdr) *sh = ct_elf_section(&m, ct_entry_sections[k]);
 			if (sh && (sh->sh_flags & SHF_ALLOC))
 				ct_patch_list((const uintptr_t *)(info->dlpi_addr + sh->sh_addr),
 					      sh->sh_size / sizeof(uintptr_t));
 		}
+		ct_std = NULL;
+		if (entries)
+			ct_stdskip_free(&std);
 		if (dynamic)
 			ct_dynpatch_module(info, &m, path, program);
 		else if (!program && !entries && ct_program_dynamic &&

@@ -23,7 +23,7 @@ static void usage(void)
 	       "  ./configure CC=calltrace-cc CXX=calltrace-c++\n"
 	       "\n"
 	       "Wrapper options (never passed to the compiler):\n"
-	       "  --method=METHOD      finstrument (default), fentry or patchable\n"
+	       "  --method=METHOD      patchable (default), fentry or finstrument\n"
 	       "  --exclude-path=DIR   do not instrument functions defined in files whose path\n"
 	       "                       contains DIR (repeatable; gcc only, see below)\n"
 	       "  --calltrace-verbose  print the compiler's command line on stderr\n"
@@ -41,7 +41,12 @@ static void usage(void)
 	       "\n"
 	       "Added when compiling (-c, -S, or compile and link in one step): -g unless a\n"
 	       "-g option is given (-g0 is respected), and per method:\n"
-	       "  finstrument  -finstrument-functions; with gcc also\n"
+	       "  patchable    -fpatchable-function-entry=5,0 (5 bytes of nops at entry):\n"
+	       "               only real functions' entries, inlined code untouched; free\n"
+	       "               when not traced (the nops), patched by `calltrace record`;\n"
+	       "               the C++ standard library's functions are left unpatched\n"
+	       "  finstrument  -finstrument-functions: inlined functions are traced too\n"
+	       "               (slower untraced, many more events); with gcc also\n"
 	       "               -finstrument-functions-exclude-file-list= with the compiler's\n"
 	       "               system include directories and the --exclude-path ones, so\n"
 	       "               the C++ standard library is not traced. clang has no such\n"
@@ -55,7 +60,6 @@ static void usage(void)
 	       "               step the compiler proper gets -p instead of -pg (gcc: -Wp,-p;\n"
 	       "               clang: -Xclang -pg), so gprof's gcrt1.o is not linked and no\n"
 	       "               gmon.out is written.\n"
-	       "  patchable    -fpatchable-function-entry=5,0 (5 bytes of nops at entry)\n"
 	       "Nothing is added to links, preprocessing (-E, -M, -MM) or queries (--version,\n"
 	       "-v, -dumpversion, -dumpmachine, -print-*), nor to assembler-only commands.\n",
 	       ct_prog);
@@ -63,7 +67,7 @@ static void usage(void)
 
 static void bad_method(const char *value, const char *from)
 {
-	fprintf(stderr, "%s: unknown %s '%s' (use finstrument, fentry or patchable)\n", ct_prog,
+	fprintf(stderr, "%s: unknown %s '%s' (use patchable, fentry or finstrument)\n", ct_prog,
 		from, value);
 	exit(2);
 }
@@ -77,7 +81,7 @@ static enum ct_method method_of(const char *value, const char *from)
 	if (!strcmp(value, "patchable"))
 		return CT_PATCHABLE;
 	bad_method(value, from);
-	return CT_FINSTRUMENT;
+	return CT_PATCHABLE;
 }
 
 static void split_path_list(const char *list, struct strv *out)
@@ -160,6 +164,8 @@ void parse_options(int argc, char **argv, struct wopts *o)
 	const char *method = NULL, *env = getenv("CALLTRACE_METHOD");
 
 	memset(o, 0, sizeof(*o));
+	/* only real entries, nops until traced: inlined code stays as fast as without us */
+	o->method = CT_PATCHABLE;
 	from_env(o);
 	for (int i = 1; i < argc; i++) {
 		if (takes_next(argv[i]) && i + 1 < argc) {

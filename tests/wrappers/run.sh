@@ -2,6 +2,7 @@
 # The compiler wrappers calltrace-cc and calltrace-c++: a multi-file C++/C
 # project built with make and with CMake, traced with exact counts; an
 # autoconf configure giving the same answers as the plain compiler; the
+# default (patchable) and finstrument methods on inline-heavy code; the
 # fentry and patchable methods' markers; the wrapper's options, pass-through
 # cases and errors. Prints ok/FAIL lines (tests/run.sh counts them). Outputs
 # stay in $TEST_OUT/wrappers.
@@ -59,8 +60,8 @@ trace() {
 	fi
 }
 
-# With clang the standard library is traced too (README): --no-std leaves
-# exactly the project's functions, with their counts.
+# --no-std leaves exactly the project's functions, with their counts (with
+# clang and --method=finstrument the standard library is traced too: README).
 trace_clang_nostd() {
 	local name=$1 dir=$2
 	"$CT" report -i "$dir/t.data" --json --no-std >"$dir/nostd.json" 2>"$dir/nostd.err"
@@ -83,12 +84,28 @@ make_project() { # NAME [ENV...]: copy the project, build it with make and the w
 	return 1
 }
 
+# method_is NAME DIR METHOD: info says the trace in DIR was taken with METHOD
+method_is() {
+	if "$CT" info -i "$2/t.data" 2>&1 | grep -q "^method: *$3,"; then
+		pass "$1"
+	else
+		fail "$1" "info does not say 'method: $3'" "$2/record.err"
+	fi
+}
 section_make() {
-	make_project make-gcc && trace make-gcc/trace "$out/make-gcc" exact
+	# the default, patchable entries: the standard library left unpatched
+	make_project make-gcc && trace make-gcc/trace "$out/make-gcc" exact &&
+		method_is make-gcc/method "$out/make-gcc" patchable
+	make_project make-gcc-finstrument CALLTRACE_METHOD=finstrument &&
+		trace make-gcc-finstrument/trace "$out/make-gcc-finstrument" exact &&
+		method_is make-gcc-finstrument/method "$out/make-gcc-finstrument" finstrument
 	if command -v clang >/dev/null && command -v clang++ >/dev/null; then
 		make_project make-clang CALLTRACE_CC=clang &&
-			trace make-clang/trace "$out/make-clang" std &&
-			trace_clang_nostd make-clang/no-std "$out/make-clang"
+			trace make-clang/trace "$out/make-clang" exact &&
+			method_is make-clang/method "$out/make-clang" patchable
+		make_project make-clang-finstrument CALLTRACE_CC=clang CALLTRACE_METHOD=finstrument &&
+			trace make-clang-finstrument/trace "$out/make-clang-finstrument" std &&
+			trace_clang_nostd make-clang-finstrument/no-std "$out/make-clang-finstrument"
 	else
 		fail make-clang "clang is missing (scripts/install-deps.sh)"
 	fi
@@ -126,7 +143,9 @@ section_cmake() {
 		fail cmake "cmake is missing (scripts/install-deps.sh --test)"
 		return
 	fi
-	cmake_project cmake-gcc exact && compiler_id cmake-gcc GNU
+	# Release is -O3, where std::sort inlines shop::by_length: only finstrument
+	# sees calls that are no longer calls, as the program counts them
+	cmake_project cmake-gcc exact CALLTRACE_METHOD=finstrument && compiler_id cmake-gcc GNU
 }
 
 # ---- autoconf: the same answers as the plain compilers -----------------------------
@@ -177,6 +196,62 @@ section_autoconf() {
 		autoconf_test
 	else
 		fail autoconf "autoconf is missing (scripts/install-deps.sh --test)"
+	fi
+}
+
+# ---- inline-heavy code: the default marks real functions only ----------------------
+# records DATA: the number of records info counts in a trace
+records() {
+	"$CT" info -i "$1" 2>/dev/null | sed -n 's/^records: *\([0-9,]*\).*/\1/p' | tr -d ,
+}
+# inline_build NAME CC [ENV...]: inline.c built the default way and with
+# --method=finstrument, each traced for 100 rounds: hash_block called 100 times
+# either way, the helpers only with finstrument, which records far more.
+inline_build() {
+	local name=$1 cc=$2 dir=$out/inline-$1 m rec_def rec_fin
+	shift 2
+	mkdir -p "$dir"
+	for m in default finstrument; do
+		local opt=()
+		[ $m = finstrument ] && opt=(--method=finstrument)
+		if ! (cd "$dir" && timeout -k 5 60 env "$@" "$cc" "${opt[@]}" -O2 "$here/inline.c" -o "$m" &&
+			timeout -k 5 60 "$CT" record -o "$m.data" "./$m" 100 >"$m.out" &&
+			timeout -k 5 60 "$CT" report -i "$m.data" --csv >"$m.csv") >"$dir/$m.log" 2>&1; then
+			fail "inline/$name/$m" "build, record or report failed" "$dir/$m.log"
+			return
+		fi
+	done
+	if "$PY" - "$dir/default.csv" >"$dir/counts.out" 2>&1 <<'PYEOF'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+calls = [h.lower() for h in rows[0]].index('calls')
+got = {r[0]: int(r[calls]) for r in rows[1:]}
+assert got == {'main': 1, 'hash_block': 100}, got
+PYEOF
+	then
+		pass "inline/$name/default-counts"
+	else
+		fail "inline/$name/default-counts" "the default build's trace is not main and hash_block x100" "$dir/counts.out"
+	fi
+	if grep -q '^"\?mix"\?,' "$dir/finstrument.csv"; then
+		pass "inline/$name/finstrument-selectable"
+	else
+		fail "inline/$name/finstrument-selectable" "--method=finstrument did not trace the inlined helper mix" "$dir/finstrument.csv"
+	fi
+	rec_def=$(records "$dir/default.data")
+	rec_fin=$(records "$dir/finstrument.data")
+	if [ -n "$rec_def" ] && [ -n "$rec_fin" ] && [ "$rec_def" -le 300 ] && [ "$rec_fin" -ge $((rec_def * 1000)) ]; then
+		pass "inline/$name/fewer-events"
+	else
+		fail "inline/$name/fewer-events" "records: default '$rec_def' (want <= 300), finstrument '$rec_fin' (want >= 1000x)"
+	fi
+}
+section_inline() {
+	inline_build gcc "$WCC"
+	if command -v clang >/dev/null; then
+		inline_build clang "$WCC" CALLTRACE_CC=clang
+	else
+		fail inline/clang "clang is missing (scripts/install-deps.sh)"
 	fi
 }
 
@@ -315,7 +390,7 @@ section_options() {
 	# verbose: -finstrument-functions and the exclude list with the C++ system include dir
 	cxxinc=$(g++ -x c++ -E -v - </dev/null 2>&1 | sed -n '/^#include <...> search starts here:/,/^End of search list/p' |
 		grep -m1 'c++' | sed 's/^ *//')
-	verbose "$WCXX" -c x.cpp
+	verbose "$WCXX" --method=finstrument -c x.cpp
 	if grep -q -- ' -finstrument-functions ' "$d/cmd" &&
 		grep -q -- "-finstrument-functions-exclude-file-list=[^ ]*$cxxinc" "$d/cmd" && [ -n "$cxxinc" ]; then
 		pass verbose-exclude-list
@@ -323,7 +398,7 @@ section_options() {
 		fail verbose-exclude-list "no -finstrument-functions or no '$cxxinc' in the exclude list" "$d/err"
 	fi
 	(cd "$d" && CALLTRACE_CC_VERBOSE=1 "$WCC" -c x.c >out 2>err)
-	if grep -q -- '^calltrace-cc: gcc -g -finstrument-functions ' "$d/err"; then
+	if grep -q -- '^calltrace-cc: gcc -g -fpatchable-function-entry=5,0 ' "$d/err"; then
 		pass verbose-env
 	else
 		fail verbose-env "CALLTRACE_CC_VERBOSE=1 printed no command line" "$d/err"
@@ -361,10 +436,12 @@ section_options() {
 		fi
 	done
 
-	# the user's -fno-instrument-functions comes after ours, and wins
-	(cd "$d" && "$WCC" -fno-instrument-functions -c x.c -o noinst.o)
-	if readelf -sW "$d/noinst.o" | grep -q __cyg_profile_func_enter; then
-		fail user-flags-win "-fno-instrument-functions did not win"
+	# the user's -fno-instrument-functions or -fpatchable-function-entry=0 comes after ours, and wins
+	(cd "$d" && "$WCC" --method=finstrument -fno-instrument-functions -c x.c -o noinst.o &&
+		"$WCC" -fpatchable-function-entry=0 -c x.c -o nopatch.o)
+	if readelf -sW "$d/noinst.o" | grep -q __cyg_profile_func_enter || ! [ -f "$d/nopatch.o" ] ||
+		readelf -SW "$d/nopatch.o" | grep -q __patchable_function_entries; then
+		fail user-flags-win "-fno-instrument-functions or -fpatchable-function-entry=0 did not win"
 	else
 		pass user-flags-win
 	fi
@@ -372,7 +449,7 @@ section_options() {
 	# a response file is read to classify the command
 	printf -- '-c x.c\n-o rsp.o\n' >"$d/args.rsp"
 	verbose "$WCC" @args.rsp
-	if grep -q -- '-finstrument-functions' "$d/cmd" && [ -f "$d/rsp.o" ]; then
+	if grep -q -- '-fpatchable-function-entry' "$d/cmd" && [ -f "$d/rsp.o" ]; then
 		pass response-file
 	else
 		fail response-file "no flags added for @args.rsp ($(cat "$d/cmd"))" "$d/err"
@@ -421,14 +498,16 @@ section_options() {
 	ln -sf "$WCC" "$d/mq/gcc"
 	ln -sf "$WCC" "$d/mq/g++"
 	if (cd "$d" && PATH="$d/mq:$PATH" gcc -c x.c -o mq.o && PATH="$d/mq:$PATH" g++ -c x.cpp -o mqxx.o) >"$d/mq.log" 2>&1 &&
-		readelf -sW "$d/mq.o" | grep -q __cyg_profile_func_enter && readelf -sW "$d/mqxx.o" | grep -q __cyg_profile_func_enter; then
+		readelf -SW "$d/mq.o" | grep -q __patchable_function_entries &&
+		readelf -SW "$d/mqxx.o" | grep -q __patchable_function_entries; then
 		pass masquerade
 	else
 		fail masquerade "calltrace-cc as gcc in PATH did not compile with the real gcc" "$d/mq.log"
 	fi
 
 	# --exclude-path (also from the environment): functions of that directory not
-	# traced, with a comma in its name (gcc wants it escaped)
+	# traced, with a comma in its name (gcc wants it escaped); finstrument's
+	export CALLTRACE_METHOD=finstrument
 	v="$d/we,ird vendor"
 	mkdir -p "$v"
 	printf '__attribute__((noinline)) static int vendor_twice(int x) { return 2 * x; }\n' >"$v/vendor.h"
@@ -441,6 +520,7 @@ section_options() {
 	else
 		fail exclude-path "traced: all: $(names ex-all)/ option: $(names ex-cmd)/ env: $(names ex-env)" "$d/ex.log"
 	fi
+	unset CALLTRACE_METHOD
 
 	# the probe cache: written under XDG_CACHE_HOME; one that cannot be written breaks nothing
 	if ls "$XDG_CACHE_HOME"/calltrace/probe-* >/dev/null 2>&1; then
@@ -466,10 +546,11 @@ section_autoconf >"$out/s-autoconf.txt" 2>&1 &
 section_cmake >"$out/s-cmake.txt" 2>&1 &
 section_make >"$out/s-make.txt" 2>&1
 section_methods >"$out/s-methods.txt" 2>&1
+section_inline >"$out/s-inline.txt" 2>&1
 section_options >"$out/s-options.txt" 2>&1
 wait
 cat "$out"/s-make.txt "$out"/s-cmake.txt "$out"/s-autoconf.txt \
-	"$out"/s-methods.txt "$out"/s-options.txt
+	"$out"/s-inline.txt "$out"/s-methods.txt "$out"/s-options.txt
 passed=$(cat "$out"/s-*.txt | grep -c '^ok ')
 failed=$(cat "$out"/s-*.txt | grep -c '^FAIL ')
 echo "$passed passed, $failed failed"
