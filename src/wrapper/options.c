@@ -25,7 +25,7 @@ static void usage(void)
 	       "Wrapper options (never passed to the compiler):\n"
 	       "  --method=METHOD      patchable (default), fentry or finstrument\n"
 	       "  --exclude-path=DIR   do not instrument functions defined in files whose path\n"
-	       "                       contains DIR (repeatable; gcc only, see below)\n"
+	       "                       contains DIR (repeatable; finstrument with gcc only)\n"
 	       "  --calltrace-verbose  print the compiler's command line on stderr\n"
 	       "  --help               this text\n"
 	       "\n"
