@@ -18,6 +18,8 @@
  * it can still say wrongly is which functions are safe to patch; the
  * caller therefore checks each one's bytes against the code in memory and
  * plans its entry again (a few instructions) before anything is written.
+ * Whatever else comes to decide which functions are selected must go into
+ * the key (ct_plancache_open), or a plan made under other settings is used.
  * No cache in a secure (AT_SECURE) process, without HOME, or with
  * CALLTRACE_NO_CACHE=1 (record --no-cache). CALLTRACE_CACHE_DEBUG=1 says
  * on stderr what was done with each file (for the tests).
@@ -35,7 +37,7 @@
 #include "plancache.h"
 #include "secure.h"
 
-#define CT_PLAN_MAGIC "CTPLAN\0\1"
+#define CT_PLAN_MAGIC	 "CTPLAN\0\1"
 #define CT_PLAN_MAX_FILE (64u << 20)
 
 struct ct_plan_head {
@@ -182,6 +184,8 @@ void ct_plancache_open(struct ct_plancache *pc, const struct dl_phdr_info *info,
 	ct_key_add(pc, "method", ct_getenv("CALLTRACE_METHOD"));
 	ct_key_add(pc, "patterns", ct_getenv("CALLTRACE_PATTERNS"));
 	ct_key_add(pc, "libcalls", ct_getenv("CALLTRACE_LIBCALLS"));
+	/* the demangler is loaded for -A specs too, and patterns may match what it gives */
+	ct_key_add(pc, "argspec", ct_getenv("CALLTRACE_ARGSPEC"));
 	if (pc->key_len >= sizeof(pc->key))
 		return; /* patterns too long to keep: no cache */
 	pc->text_off = text_lo - info->dlpi_addr;
@@ -259,9 +263,9 @@ static int ct_plan_records_sane(const struct ct_plan_rec *r, size_t n, uint64_t 
 		if (c->reason >= CT_SKIP_N || c->off < text_off || c->off > text_off + text_len ||
 		    c->size > text_off + text_len - c->off || c->off < next_free)
 			return 0;
-		if (!c->reason && ((c->patch_off != 0 && c->patch_off != 4) || c->moved < 5 ||
-				   c->patch_off + c->moved > CT_PLAN_BYTES ||
-				   c->patch_off + c->moved > c->size))
+		if (!c->reason &&
+		    ((c->patch_off != 0 && c->patch_off != 4) || c->moved < 5 ||
+		     c->patch_off + c->moved > CT_PLAN_BYTES || c->patch_off + c->moved > c->size))
 			return 0;
 		next_free = (uint64_t)c->off + (c->reason ? 1 : c->patch_off + c->moved);
 	}
@@ -293,8 +297,7 @@ void ct_plancache_say(struct ct_plancache *pc, const char *what)
 	ct_plan_debug(pc, what);
 }
 
-const char *ct_plancache_name(const struct ct_elf_map *m, uint32_t sym, uint32_t off,
-			      uint32_t size)
+const char *ct_plancache_name(const struct ct_elf_map *m, uint32_t sym, uint32_t off, uint32_t size)
 {
 	const ElfW(Shdr) *symtab = ct_elf_section_type(m, SHT_SYMTAB);
 	if (!symtab)
@@ -329,8 +332,10 @@ static int ct_write_all(int fd, const void *p, size_t n)
 
 void ct_plancache_save(struct ct_plancache *pc, const struct ct_plan_rec *r, size_t n)
 {
-	struct ct_plan_head h = { CT_PLAN_MAGIC, (uint32_t)pc->key_len, (uint32_t)n,
-				  sizeof(struct ct_plan_rec), 0, pc->text_off, pc->text_len };
+	struct ct_plan_head h = {
+		CT_PLAN_MAGIC, (uint32_t)pc->key_len, (uint32_t)n, sizeof(struct ct_plan_rec), 0,
+		pc->text_off,  pc->text_len
+	};
 	static const char zeros[8];
 	char tmp[128];
 	if (!pc->usable || n > CT_PLAN_MAX_FILE / sizeof(*r))
@@ -346,7 +351,8 @@ void ct_plancache_save(struct ct_plancache *pc, const struct ct_plan_rec *r, siz
 	sum = ct_fnv1a(r, n * sizeof(*r), sum);
 	int bad = fchmod(fd, 0600) < 0 || ct_write_all(fd, &h, sizeof(h)) < 0 ||
 		  ct_write_all(fd, pc->key, pc->key_len) < 0 || ct_write_all(fd, zeros, pad) < 0 ||
-		  ct_write_all(fd, r, n * sizeof(*r)) < 0 || ct_write_all(fd, &sum, sizeof(sum)) < 0;
+		  ct_write_all(fd, r, n * sizeof(*r)) < 0 ||
+		  ct_write_all(fd, &sum, sizeof(sum)) < 0;
 	bad |= close(fd) < 0;
 	if (bad || renameat(pc->dir, tmp, pc->dir, pc->name) < 0) {
 		unlinkat(pc->dir, tmp, 0);

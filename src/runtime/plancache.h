@@ -18,21 +18,22 @@ struct ct_elf_map;
 
 /* One selected function, as the cache file keeps it (fixed size, no pointers). */
 struct ct_plan_rec {
-	uint32_t off;  /* from the module's load base */
-	uint32_t size; /* from its symbol */
-	uint32_t sym;  /* its index in the symbol table the names come from */
+	uint32_t off;	   /* from the module's load base */
+	uint32_t size;	   /* from its symbol */
+	uint32_t sym;	   /* its index in the symbol table the names come from */
 	uint8_t reason;	   /* CT_SKIP_*: 0 if it is to be patched */
 	uint8_t patch_off; /* 4 after endbr64, else 0 */
 	uint8_t moved;
 	uint8_t pad;
-	uint8_t bytes[CT_PLAN_BYTES]; /* the code at off, patch_off + moved of them (patched ones) */
+	/* the code at off, patch_off + moved bytes of it (the functions to patch) */
+	uint8_t bytes[CT_PLAN_BYTES];
 };
 
 struct ct_plancache {
-	int usable;	    /* a key and a directory: the cache may be read and written */
-	int dir;	    /* the cache directory, open */
-	char name[96];	    /* the file's name in it */
-	char key[8192];	    /* what the plan depends on, kept in the file */
+	int usable;	/* a key and a directory: the cache may be read and written */
+	int dir;	/* the cache directory, open */
+	char name[96];	/* the file's name in it */
+	char key[8192]; /* what the plan depends on, kept in the file */
 	size_t key_len;
 	uint64_t text_off, text_len; /* the module's code, from its base */
 	void *data;		     /* the file read, once checked */
