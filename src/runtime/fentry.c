@@ -29,6 +29,7 @@ void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs)
 void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs) CT_HIDDEN;
 void ct_patch_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs) CT_HIDDEN;
 uintptr_t ct_fentry_exit(uintptr_t *slot, const uint64_t *regs) CT_HIDDEN;
+void ct_hook_finish(uint64_t status, uintptr_t *slot, uint64_t w1) CT_HIDDEN;
 
 /*
  * The function's first byte, from where its call to __fentry__ returns: the
@@ -156,6 +157,23 @@ uintptr_t ct_fentry_exit(uintptr_t *slot, const uint64_t *regs)
 	       (uintptr_t)ct_return_trampoline)
 		;
 	return ret;
+}
+
+/*
+ * The end of an event fasthook.c could not finish without calling out (the
+ * stubs saved the vector registers first): status CT_HOOK_RECORD (2), the
+ * chunk was full, w1 is the event's word and the nest counter still held;
+ * CT_HOOK_NESTED (3), a hook this one interrupted has something to finish.
+ */
+void ct_hook_finish(uint64_t status, uintptr_t *slot, uint64_t w1)
+{
+	struct ct_thread *t = &ct_self;
+	if (status == 2) {
+		ct_slow_record(t, w1, (uintptr_t)slot);
+		if (!ct_arch_dec(&t->nest))
+			return;
+	}
+	ct_after_nested(t);
 }
 
 /* Unwinding is about to read the stack: every traced frame's real return address. */

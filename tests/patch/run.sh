@@ -137,4 +137,49 @@ else
 fi
 # --method=patch on it: its exported functions only (none here), runs fine
 "$CT" record -o "$out/s.data" --method=patch "$out/stripped" 5 >/dev/null 2>&1 && pass stripped-patch || fail stripped-patch "record failed"
+# -fipa-ra: main keeps sums in xmm and argument registers across its calls
+# to step(); the stubs of the patched step() (their common case saves no
+# vector register, the rest of the time all of them) must leave them as they
+# were, chunk changes included (each event's slot is 16 bytes)
+ipa=$out/ipara
+if gcc -O2 -g "$here/ipara.c" -o "$ipa" 2>"$out/ipara.err"; then
+	timeout -k 5 60 "$ipa" 400000 >"$out/ipara.native" 2>>"$out/ipara.err"
+	timeout -k 5 60 "$CT" record -o "$out/ipara.data" --method=patch -- "$ipa" 400000 \
+		>"$out/ipara.traced" 2>>"$out/ipara.err" &&
+		"$CT" report -i "$out/ipara.data" --json >"$out/ipara.json" 2>>"$out/ipara.err"
+	if [ $? != 0 ]; then
+		fail ipa-ra "record or report failed" "$out/ipara.err"
+	elif ! cmp -s "$out/ipara.native" "$out/ipara.traced"; then
+		diff "$out/ipara.native" "$out/ipara.traced" >>"$out/ipara.err"
+		fail ipa-ra "registers the caller keeps across a patched call changed" "$out/ipara.err"
+	elif ! "$PY" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+rows = r.get("functions", r) if isinstance(r, dict) else r
+n = [f.get("calls") for f in rows if f.get("name") == "step"]
+sys.exit(0 if n == [400000] else "step: %r calls, not 400000" % n)' "$out/ipara.json" >>"$out/ipara.err" 2>&1; then
+		fail ipa-ra "step's calls not all recorded" "$out/ipara.err"
+	else
+		pass ipa-ra
+	fi
+else
+	fail ipa-ra "gcc failed" "$out/ipara.err"
+fi
+# the stubs' common case (fasthook.c) must touch no vector or x87 register and
+# call nothing (what it called could): its code in the runtime, disassembled
+rt=$(dirname "$CT")/libcalltrace.so
+if objdump -d --no-show-raw-insn "$rt" >"$out/rt.dis" 2>"$out/fast.err"; then
+	awk '/^[0-9a-f]+ <ct_[a-z_]*_fast>:$/ { on = 1; n++; next } /^[0-9a-f]+ </ { on = 0 }
+	     on' "$out/rt.dis" >"$out/fast.dis"
+	nfast=$(grep -c '_fast>:$' "$out/rt.dis")
+	if [ "$nfast" != 4 ]; then
+		fail fast-path-registers "expected 4 ct_*_fast functions in $rt, found $nfast" "$out/fast.err"
+	elif grep -E '%[xyz]mm|%st|%mm[0-7]|\bcall|\bjmp +\*|\bf[a-z]+ ' "$out/fast.dis" >"$out/fast.bad"; then
+		fail fast-path-registers "fasthook.c's code uses a register the stubs do not save, or calls out" "$out/fast.bad"
+	else
+		pass fast-path-registers
+	fi
+else
+	fail fast-path-registers "objdump failed" "$out/fast.err"
+fi
 echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"

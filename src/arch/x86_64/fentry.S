@@ -4,7 +4,8 @@
  * clang call __fentry__ as the first instruction of every function (after
  * endbr64), before the prologue, so every argument register is live;
  * functions we patched (patchable entries, dynamic patching) come through
- * the same kind of stub. It saves every call-clobbered register and hands
+ * the same kind of stub. It keeps every call-clobbered register (the vector
+ * ones saved only when the C side needs more than its common case) and hands
  * the C side the address of the function's return address, the call site and
  * the saved registers (its arguments, for record -a).
  *
@@ -19,11 +20,17 @@
  * (gcc's -fipa-ra) which ones the function leaves alone and keep values in
  * them across the call, so the stubs, which run C, keep them all: rax (the
  * vector count of a variadic call), the argument registers, r10 (the static
- * chain), r11 and xmm0-15. Called with rbp the stub's frame and rsp 16-byte
- * aligned.
+ * chain), r11 and xmm0-15. The common case runs fasthook.c, built with
+ * -mgeneral-regs-only: it can clobber the general registers alone, so those
+ * are saved first and the vector ones only when it asks for the rest of the
+ * C side (fentry.c, which may run libc). The save area is CT_FRAME bytes at
+ * rsp, the word at 72 left for fasthook.c to hand an event to
+ * ct_hook_finish. Called with rbp the stub's frame and rsp 16-byte aligned.
  */
-	.macro SAVE_CALL_CLOBBERED
-	subq	$336, %rsp
+	.set	CT_FRAME, 336
+	.set	CT_SPARE, 72	/* CT_HOOK_SPARE_REG (fasthook.c), in bytes */
+
+	.macro SAVE_GENERAL
 	movq	%rax, 0(%rsp)
 	movq	%rcx, 8(%rsp)
 	movq	%rdx, 16(%rsp)
@@ -33,6 +40,21 @@
 	movq	%r9, 48(%rsp)
 	movq	%r10, 56(%rsp)
 	movq	%r11, 64(%rsp)
+	.endm
+
+	.macro RESTORE_GENERAL
+	movq	64(%rsp), %r11
+	movq	56(%rsp), %r10
+	movq	48(%rsp), %r9
+	movq	40(%rsp), %r8
+	movq	32(%rsp), %rdi
+	movq	24(%rsp), %rsi
+	movq	16(%rsp), %rdx
+	movq	8(%rsp), %rcx
+	movq	0(%rsp), %rax
+	.endm
+
+	.macro SAVE_VECTOR
 	movaps	%xmm0, 80(%rsp)
 	movaps	%xmm1, 96(%rsp)
 	movaps	%xmm2, 112(%rsp)
@@ -51,7 +73,7 @@
 	movaps	%xmm15, 320(%rsp)
 	.endm
 
-	.macro RESTORE_CALL_CLOBBERED
+	.macro RESTORE_VECTOR
 	movaps	320(%rsp), %xmm15
 	movaps	304(%rsp), %xmm14
 	movaps	288(%rsp), %xmm13
@@ -68,16 +90,16 @@
 	movaps	112(%rsp), %xmm2
 	movaps	96(%rsp), %xmm1
 	movaps	80(%rsp), %xmm0
-	movq	64(%rsp), %r11
-	movq	56(%rsp), %r10
-	movq	48(%rsp), %r9
-	movq	40(%rsp), %r8
-	movq	32(%rsp), %rdi
-	movq	24(%rsp), %rsi
-	movq	16(%rsp), %rdx
-	movq	8(%rsp), %rcx
-	movq	0(%rsp), %rax
-	addq	$336, %rsp
+	.endm
+
+	/* where the function's return address is, into reg */
+	.macro SLOT_TO reg, after_prologue
+	.if \after_prologue
+	movq	0(%rbp), \reg	/* the function's frame pointer (-pg keeps one) */
+	addq	$8, \reg	/* its return address is next to where that points */
+	.else
+	leaq	16(%rbp), \reg
+	.endif
 	.endm
 
 	/*
@@ -85,9 +107,10 @@
 	 * address (after_prologue: the function has pushed its frame pointer,
 	 * and its return address is next to where that points). The stack is
 	 * 16-byte aligned here in code that keeps the ABI, but not in all code:
-	 * align it ourselves.
+	 * align it ourselves. fast (fasthook.c) answers 0: done; 1: nothing
+	 * done, call handler (fentry.c); 2 or 3: ct_hook_finish the event.
 	 */
-	.macro ENTRY_STUB name, handler, after_prologue=0
+	.macro ENTRY_STUB name, fast, handler, after_prologue=0
 	.globl	\name
 	.type	\name, @function
 	.p2align 4
@@ -99,17 +122,35 @@
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
 	andq	$-16, %rsp
-	SAVE_CALL_CLOBBERED
-	.if \after_prologue
-	movq	0(%rbp), %rdi	/* the function's frame pointer (-pg keeps one) */
-	addq	$8, %rdi	/* where its return address is */
-	.else
-	leaq	16(%rbp), %rdi	/* where the function's return address is */
-	.endif
+	subq	$CT_FRAME, %rsp
+	SAVE_GENERAL
+	SLOT_TO	%rdi, \after_prologue
 	movq	8(%rbp), %rsi	/* the call site */
 	movq	%rsp, %rdx	/* the registers saved */
+	call	\fast
+	testq	%rax, %rax
+	jnz	1f
+	RESTORE_GENERAL
+	movq	%rbp, %rsp
+	popq	%rbp
+	.cfi_remember_state
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_restore_state
+1:	SAVE_VECTOR
+	cmpq	$1, %rax
+	jne	2f
+	SLOT_TO	%rdi, \after_prologue
+	movq	8(%rbp), %rsi
+	movq	%rsp, %rdx
 	call	\handler
-	RESTORE_CALL_CLOBBERED
+	jmp	3f
+2:	movq	%rax, %rdi	/* what is left to do */
+	SLOT_TO	%rsi, \after_prologue
+	movq	CT_SPARE(%rsp), %rdx	/* the event's word */
+	call	ct_hook_finish
+3:	RESTORE_VECTOR
+	RESTORE_GENERAL
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
@@ -119,10 +160,10 @@
 	.endm
 
 	/* -mfentry: the call site is 5 bytes into the function (or 9, 6, 10) */
-	ENTRY_STUB __fentry__, ct_fentry_enter
+	ENTRY_STUB __fentry__, ct_fentry_enter_fast, ct_fentry_enter
 
 	/* a function we patched: the call site is in its trampoline (relocate.h) */
-	ENTRY_STUB ct_patch_entry, ct_patch_enter
+	ENTRY_STUB ct_patch_entry, ct_patch_enter_fast, ct_patch_enter
 	.hidden	ct_patch_entry
 
 	/*
@@ -130,7 +171,7 @@
 	 * mov %rsp, %rbp: -pg keeps the frame pointer), so the function's return
 	 * address is at 8(its %rbp) and the call site is inside the function.
 	 */
-	ENTRY_STUB mcount, ct_mcount_enter, 1
+	ENTRY_STUB mcount, ct_mcount_enter_fast, ct_mcount_enter, 1
 
 	.globl	ct_return_trampoline
 	.hidden	ct_return_trampoline
@@ -140,17 +181,38 @@ ct_return_trampoline:
 	.cfi_startproc
 	/* the traced function just returned here: rsp is 8 past where its
 	 * return address was; rax, rdx, xmm0, xmm1 (and st0) hold what it
-	 * returns, and its caller may rely on more (see SAVE_CALL_CLOBBERED) */
+	 * returns, and its caller may rely on more (see SAVE_GENERAL) */
 	subq	$8, %rsp	/* back to that slot: the real address goes there */
 	pushq	%rbp
 	movq	%rsp, %rbp
 	andq	$-16, %rsp
-	SAVE_CALL_CLOBBERED
+	subq	$CT_FRAME, %rsp
+	SAVE_GENERAL
 	leaq	8(%rbp), %rdi	/* the slot */
 	movq	%rsp, %rsi	/* the registers saved: what the function returns */
+	call	ct_fentry_exit_fast	/* rax: as the entry stubs', rdx: the real address */
+	testq	%rax, %rax
+	jnz	1f
+	movq	%rdx, 8(%rbp)
+	RESTORE_GENERAL
+	movq	%rbp, %rsp
+	popq	%rbp
+	ret
+1:	SAVE_VECTOR
+	cmpq	$1, %rax
+	jne	2f
+	leaq	8(%rbp), %rdi
+	movq	%rsp, %rsi
 	call	ct_fentry_exit	/* the real return address */
 	movq	%rax, 8(%rbp)
-	RESTORE_CALL_CLOBBERED
+	jmp	3f
+2:	movq	%rdx, 8(%rbp)
+	movq	%rax, %rdi	/* what is left to do */
+	leaq	8(%rbp), %rsi
+	movq	CT_SPARE(%rsp), %rdx	/* the event's word */
+	call	ct_hook_finish
+3:	RESTORE_VECTOR
+	RESTORE_GENERAL
 	movq	%rbp, %rsp
 	popq	%rbp
 	ret

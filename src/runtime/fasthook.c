@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The common case of the entry and return stubs (src/arch/x86_64/fentry.S),
+ * in code that touches no vector or x87 register: this file is built with
+ * -mgeneral-regs-only and calls nothing, so the stubs save only the general
+ * call-clobbered registers around it. Only when it says it cannot finish (a
+ * capture, tracing off, no shadow stack yet, a full chunk, a tail call's
+ * return, a nested hook to tell) do the stubs save the vector registers too
+ * and call fentry.c, which may run libc. A caller built with -fipa-ra keeps
+ * its vector registers across the traced function either way.
+ *
+ * A "slow" answer is given before anything changed, so fentry.c does the
+ * whole call; a "finish" answer after the shadow stack and the event's slot
+ * are done, for ct_hook_finish to complete the event as ct_emit (hooks.c) would.
+ */
+#include "runtime.h"
+#include "shadow.h"
+#include "args.h"
+#include "../arch/x86_64/relocate.h"
+
+#if defined(__SSE__) || defined(__x87__) || defined(__MMX__)
+#error "fasthook.c must be built with -mgeneral-regs-only (see the Makefile)"
+#endif
+
+void ct_return_trampoline(void) CT_HIDDEN;
+
+/* What the stubs are told (kept in step with fentry.S). */
+#define CT_HOOK_DONE	  0 /* the event is written */
+#define CT_HOOK_SLOW	  1 /* nothing done: call fentry.c for the whole call */
+#define CT_HOOK_RECORD	  2 /* the chunk was full: ct_slow_record the word at regs[9] */
+#define CT_HOOK_NESTED	  3 /* written; a hook we interrupted has something to finish */
+#define CT_HOOK_SPARE_REG 9 /* the unused word of the stubs' save area */
+
+struct ct_hook_answer {
+	uint64_t status;
+	uintptr_t ret; /* the return stub: the real return address */
+};
+
+uint64_t ct_fentry_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs) CT_HIDDEN;
+uint64_t ct_mcount_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs) CT_HIDDEN;
+uint64_t ct_patch_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs) CT_HIDDEN;
+struct ct_hook_answer ct_fentry_exit_fast(uintptr_t *slot, uint64_t *regs) CT_HIDDEN;
+
+/* Tracing is on, with the clock we read inline: else the slow path decides. */
+static inline __attribute__((always_inline)) int ct_fast_usable(const struct ct_thread *t)
+{
+	return !(t->gate | __atomic_load_n(&ct_paused_all, __ATOMIC_RELAXED)) && ct_clock_tsc;
+}
+
+/* ct_emit (hooks.c) up to where it would call out. */
+static inline __attribute__((always_inline)) uint64_t ct_fast_emit(struct ct_thread *t, uint64_t w1,
+								     uintptr_t sp, uint64_t *regs)
+{
+	ct_arch_inc(&t->nest);
+	uint64_t clock = ct_arch_clock();
+	uint64_t *p = ct_arch_reserve(&t->pos, 16);
+	if (ct_unlikely((uintptr_t)p + 16 > (uintptr_t)t->end)) {
+		regs[CT_HOOK_SPARE_REG] = w1;
+		return CT_HOOK_RECORD; /* nest still held: ct_hook_finish lets it go */
+	}
+	p[0] = ct_ev_word0(clock, sp);
+	p[1] = w1;
+	return ct_unlikely(ct_arch_dec(&t->nest)) ? CT_HOOK_NESTED : CT_HOOK_DONE;
+}
+
+/* ct_hijack_enter (fentry.c) for a call without a capture, tracing on. */
+static inline __attribute__((always_inline)) uint64_t ct_fast_enter(uintptr_t *slot, uintptr_t fn,
+								      uint64_t *regs)
+{
+	struct ct_thread *t = &ct_self;
+	uintptr_t sp = (uintptr_t)slot;
+	struct ct_shadow_frame *s = t->shadow;
+	uint32_t d = t->sdepth;
+
+	if (ct_unlikely(!s || d >= t->scap || !ct_fast_usable(t)))
+		return CT_HOOK_SLOW;
+	uintptr_t tail = *slot == (uintptr_t)ct_return_trampoline;
+	while (d && s[d - 1].fn < CT_PSEUDO_BASE &&
+	       (s[d - 1].sp < sp || (s[d - 1].sp == sp && !tail)))
+		d--;
+	t->sdepth = d + 1;
+	__asm__ volatile("" ::: "memory");
+	s[d].fn = fn;
+	s[d].sp = sp;
+	s[d].ret = *slot;
+	s[d].ci = 0;
+	*slot = (uintptr_t)ct_return_trampoline;
+	return ct_fast_emit(t, ct_ev_word1(CT_EV_ENTER, fn, sp), sp, regs);
+}
+
+/* ct_function_start (fentry.c): the function's first byte from its call site. */
+static inline __attribute__((always_inline)) uintptr_t ct_fast_function_start(uintptr_t call_site)
+{
+	const uint8_t *p = (const uint8_t *)call_site;
+	uintptr_t fn = p[-6] == 0xff && p[-5] == 0x15 ? call_site - 6 : call_site - 5;
+	uint32_t before;
+	__builtin_memcpy(&before, (const void *)(fn - 4), 4);
+	return before == 0xfa1e0ff3u /* endbr64 */ ? fn - 4 : fn;
+}
+
+uint64_t ct_fentry_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs)
+{
+	if (ct_unlikely(ct_args_mode))
+		return CT_HOOK_SLOW;
+	return ct_fast_enter(slot, ct_fast_function_start(call_site), regs);
+}
+
+uint64_t ct_mcount_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs)
+{
+	return ct_fast_enter(slot, call_site, regs);
+}
+
+uint64_t ct_patch_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs)
+{
+	uint64_t head;
+	__builtin_memcpy(&head, (const void *)(call_site - CT_TRAMP_HEAD), sizeof(head));
+	if (ct_unlikely(head >> CT_CAPTURE_SHIFT))
+		return CT_HOOK_SLOW;
+	return ct_fast_enter(slot, head, regs);
+}
+
+/* ct_fentry_pop (fentry.c) for one frame without a return value to capture. */
+struct ct_hook_answer ct_fentry_exit_fast(uintptr_t *slot, uint64_t *regs)
+{
+	struct ct_hook_answer a = { CT_HOOK_SLOW, 0 };
+	struct ct_thread *t = &ct_self;
+	uintptr_t sp = (uintptr_t)slot;
+	struct ct_shadow_frame *s = t->shadow;
+	uint32_t d = ct_shadow_kept(t);
+
+	if (ct_unlikely(!s || !ct_fast_usable(t)))
+		return a;
+	while (d && !(s[d - 1].sp == sp && s[d - 1].ret))
+		d--;
+	if (ct_unlikely(!d))
+		return a; /* lost: fentry.c says so */
+	struct ct_shadow_frame *f = &s[d - 1];
+	/* a tail call's frame (it returns for its caller too), or a return value to keep */
+	if (ct_unlikely(f->ret == (uintptr_t)ct_return_trampoline ||
+			(f->ci && ct_captures[f->ci].ret)))
+		return a;
+	uintptr_t fn = f->fn;
+	a.ret = f->ret;
+	f->ret = 0;
+	t->sdepth = d - 1;
+	a.status = ct_fast_emit(t, ct_ev_word1(CT_EV_EXIT, fn, sp), sp, regs);
+	return a;
+}
