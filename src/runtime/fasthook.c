@@ -4,13 +4,13 @@
  * in code that touches no vector or x87 register: this file is built with
  * -mgeneral-regs-only and calls nothing, so the stubs save only the general
  * call-clobbered registers around it. Only when it says it cannot finish (a
- * capture, tracing off, no shadow stack yet, a full chunk, a tail call's
- * return, a nested hook to tell) do the stubs save the vector registers too
+ * capture, tracing off, no shadow stack yet, a full chunk, a nested hook
+ * to tell) do the stubs save the vector registers too
  * and call fentry.c, which may run libc. A caller built with -fipa-ra keeps
  * its vector registers across the traced function either way.
  *
- * A "slow" answer is given before anything changed, so fentry.c does the
- * whole call; a "finish" answer after the shadow stack and the event's slot
+ * A "slow" answer is given before anything changed (but the frames of a
+ * tail call already popped), so fentry.c does the rest; a "finish" answer after the shadow stack and the event's slot
  * are done, for ct_hook_finish to complete the event as ct_emit (hooks.c) would.
  */
 #include "runtime.h"
@@ -119,30 +119,40 @@ uint64_t ct_patch_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *reg
 	return ct_fast_enter(slot, head, regs);
 }
 
-/* ct_fentry_pop (fentry.c) for one frame without a return value to capture. */
+/*
+ * ct_fentry_exit (fentry.c) while no return value is to be kept: the frames
+ * at this slot, a tail-called function's and its caller's (the callee's
+ * holds the trampoline as its return address), each popped and recorded.
+ * Slow, with frames left at the slot, lets fentry.c pop those; an event to
+ * finish with the trampoline as return address, the same after it.
+ */
 struct ct_hook_answer ct_fentry_exit_fast(uintptr_t *slot, uint64_t *regs)
 {
 	struct ct_hook_answer a = { CT_HOOK_SLOW, 0 };
 	struct ct_thread *t = &ct_self;
 	uintptr_t sp = (uintptr_t)slot;
 	struct ct_shadow_frame *s = t->shadow;
-	uint32_t d = ct_shadow_kept(t);
 
-	if (ct_unlikely(!s || !ct_fast_usable(t)))
+	if (ct_unlikely(!s))
 		return a;
-	while (d && !(s[d - 1].sp == sp && s[d - 1].ret))
-		d--;
-	if (ct_unlikely(!d))
-		return a; /* lost: fentry.c says so */
-	struct ct_shadow_frame *f = &s[d - 1];
-	/* a tail call's frame (it returns for its caller too), or a return value to keep */
-	if (ct_unlikely(f->ret == (uintptr_t)ct_return_trampoline ||
-			(f->ci && ct_captures[f->ci].ret)))
-		return a;
-	uintptr_t fn = f->fn;
-	a.ret = f->ret;
-	f->ret = 0;
-	t->sdepth = d - 1;
-	a.status = ct_fast_emit(t, ct_ev_word1(CT_EV_EXIT, fn, sp), sp, regs);
-	return a;
+	for (;;) {
+		uint32_t d = ct_shadow_kept(t);
+		if (ct_unlikely(!ct_fast_usable(t)))
+			return a;
+		while (d && !(s[d - 1].sp == sp && s[d - 1].ret))
+			d--;
+		if (ct_unlikely(!d))
+			return a; /* lost: fentry.c says so */
+		struct ct_shadow_frame *f = &s[d - 1];
+		if (ct_unlikely(f->ci && ct_captures[f->ci].ret))
+			return a;
+		uintptr_t fn = f->fn;
+		a.ret = f->ret;
+		f->ret = 0;
+		t->sdepth = d - 1;
+		a.status = ct_fast_emit(t, ct_ev_word1(CT_EV_EXIT, fn, sp), sp, regs);
+		if (a.ret != (uintptr_t)ct_return_trampoline || a.status != CT_HOOK_DONE)
+			return a;
+		a.status = CT_HOOK_SLOW; /* its caller's frame, at the same slot: not begun */
+	}
 }

@@ -173,6 +173,21 @@
 	 */
 	ENTRY_STUB mcount, ct_mcount_enter_fast, ct_mcount_enter, 1
 
+	/*
+	 * Leave the return trampoline for the address in the slot at rsp, as
+	 * ret would but without popping the return stack buffer: the traced
+	 * function's own ret already took the entry of its call (and
+	 * mispredicted, going here), so a ret here would take its caller's
+	 * entry and leave the returns after it predicted one frame off (lua:
+	 * 38 ns per patched call with ret, 29 with this jump). The slot is
+	 * below rsp when read, in the red zone, which signal frames (and our
+	 * ptrace calls) leave alone.
+	 */
+	.macro JUMP_TO_SLOT
+	addq	$8, %rsp
+	jmp	*-8(%rsp)
+	.endm
+
 	.globl	ct_return_trampoline
 	.hidden	ct_return_trampoline
 	.type	ct_return_trampoline, @function
@@ -190,18 +205,19 @@ ct_return_trampoline:
 	SAVE_GENERAL
 	leaq	8(%rbp), %rdi	/* the slot */
 	movq	%rsp, %rsi	/* the registers saved: what the function returns */
-	call	ct_fentry_exit_fast	/* rax: as the entry stubs', rdx: the real address */
+	call	ct_fentry_exit_fast	/* rax: as the entry stubs', rdx: the real address
+					 * (the trampoline: frames left for fentry.c) */
 	testq	%rax, %rax
 	jnz	1f
 	movq	%rdx, 8(%rbp)
 	RESTORE_GENERAL
 	movq	%rbp, %rsp
 	popq	%rbp
-	ret
+	JUMP_TO_SLOT
 1:	SAVE_VECTOR
 	cmpq	$1, %rax
 	jne	2f
-	leaq	8(%rbp), %rdi
+4:	leaq	8(%rbp), %rdi
 	movq	%rsp, %rsi
 	call	ct_fentry_exit	/* the real return address */
 	movq	%rax, 8(%rbp)
@@ -211,11 +227,14 @@ ct_return_trampoline:
 	leaq	8(%rbp), %rsi
 	movq	CT_SPARE(%rsp), %rdx	/* the event's word */
 	call	ct_hook_finish
+	leaq	ct_return_trampoline(%rip), %rax
+	cmpq	%rax, 8(%rbp)	/* a tail call's frame: its caller's is left */
+	je	4b
 3:	RESTORE_VECTOR
 	RESTORE_GENERAL
 	movq	%rbp, %rsp
 	popq	%rbp
-	ret
+	JUMP_TO_SLOT
 	.cfi_endproc
 	.size	ct_return_trampoline, .-ct_return_trampoline
 
