@@ -22,7 +22,6 @@
 #error "fasthook.c must be built with -mgeneral-regs-only (see the Makefile)"
 #endif
 
-void ct_return_trampoline(void) CT_HIDDEN;
 
 /* What the stubs are told (kept in step with fentry.S). */
 #define CT_HOOK_DONE	  0 /* the event is written */
@@ -74,17 +73,7 @@ static inline __attribute__((always_inline)) uint64_t ct_fast_enter(uintptr_t *s
 
 	if (ct_unlikely(!s || d >= t->scap || !ct_fast_usable(t)))
 		return CT_HOOK_SLOW;
-	uintptr_t tail = *slot == (uintptr_t)ct_return_trampoline;
-	while (d && s[d - 1].fn < CT_PSEUDO_BASE &&
-	       (s[d - 1].sp < sp || (s[d - 1].sp == sp && !tail)))
-		d--;
-	t->sdepth = d + 1;
-	__asm__ volatile("" ::: "memory");
-	s[d].fn = fn;
-	s[d].sp = sp;
-	s[d].ret = *slot;
-	s[d].ci = 0;
-	*slot = (uintptr_t)ct_return_trampoline;
+	ct_shadow_hijack(t, s, d, slot, fn, 0);
 	return ct_fast_emit(t, ct_ev_word1(CT_EV_ENTER, fn, sp), sp, regs);
 }
 

@@ -24,7 +24,6 @@
 #include "args.h"
 #include "../arch/x86_64/relocate.h"
 
-void ct_return_trampoline(void) CT_HIDDEN;
 void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs) CT_HIDDEN;
 void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs) CT_HIDDEN;
 void ct_patch_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs) CT_HIDDEN;
@@ -65,22 +64,7 @@ static void ct_hijack_enter(uintptr_t *slot, uintptr_t fn, uint32_t method, uint
 	uint32_t d = t->sdepth;
 	if (ct_unlikely(d >= t->scap))
 		return; /* nowhere to keep the return address: this call is not traced */
-	/*
-	 * Frames below this slot are gone (a jump we did not see), and so is one
-	 * at it, unless it is still ours: a tail call, the callee returning in
-	 * the caller's place (both end when it returns).
-	 */
-	uintptr_t tail = *slot == (uintptr_t)ct_return_trampoline;
-	while (d && s[d - 1].fn < CT_PSEUDO_BASE &&
-	       (s[d - 1].sp < sp || (s[d - 1].sp == sp && !tail)))
-		d--;
-	t->sdepth = d + 1;
-	__asm__ volatile("" ::: "memory");
-	s[d].fn = fn;
-	s[d].sp = sp;
-	s[d].ret = *slot;
-	s[d].ci = ci;
-	*slot = (uintptr_t)ct_return_trampoline;
+	d = ct_shadow_hijack(t, s, d, slot, fn, ci);
 	if (gated) /* off: kept in the shadow stack only, for when it comes back on */
 		ct_paused_at(t, d);
 	else if (ci)

@@ -51,6 +51,37 @@ static inline int ct_shadow_prunable(const struct ct_shadow_frame *f, uintptr_t 
 	return f->sp < sp && f->fn < CT_PSEUDO_BASE;
 }
 
+/* fentry.S: where a hijacked return goes */
+void ct_return_trampoline(void) CT_HIDDEN;
+
+/*
+ * An entry whose return address is at slot (its sp), with d frames open:
+ * frames below the slot are gone (a jump we did not see), and so is one at
+ * it, unless it is still ours: a tail call, the callee returning in the
+ * caller's place (both end when it returns). The new frame keeps the real
+ * return address and the slot gets the return trampoline's. Returns the
+ * frame's index. The fast hook (built general-registers-only) and the full
+ * one share it.
+ */
+static inline __attribute__((always_inline)) uint32_t
+ct_shadow_hijack(struct ct_thread *t, struct ct_shadow_frame *s, uint32_t d, uintptr_t *slot,
+		 uintptr_t fn, uintptr_t ci)
+{
+	uintptr_t sp = (uintptr_t)slot;
+	uintptr_t tail = *slot == (uintptr_t)ct_return_trampoline;
+	while (d && s[d - 1].fn < CT_PSEUDO_BASE &&
+	       (s[d - 1].sp < sp || (s[d - 1].sp == sp && !tail)))
+		d--;
+	t->sdepth = d + 1;
+	__asm__ volatile("" ::: "memory");
+	s[d].fn = fn;
+	s[d].sp = sp;
+	s[d].ret = *slot;
+	s[d].ci = ci;
+	*slot = (uintptr_t)ct_return_trampoline;
+	return d;
+}
+
 /* A call begins: returns its depth. */
 static inline __attribute__((always_inline)) uint32_t
 ct_shadow_enter(struct ct_thread *t, uintptr_t fn, uintptr_t sp)
