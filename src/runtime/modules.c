@@ -46,7 +46,7 @@ struct ct_scan {
 	unsigned long long adds;
 };
 
-static void ct_module_build_id(struct dl_phdr_info *info, struct ct_ext_module *m)
+const uint8_t *ct_module_build_id_note(const struct dl_phdr_info *info, uint32_t *len)
 {
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -58,14 +58,26 @@ static void ct_module_build_id(struct dl_phdr_info *info, struct ct_ext_module *
 			const ElfW(Nhdr) *nh = (const void *)note;
 			const char *name = note + sizeof(*nh);
 			const char *desc = name + ((nh->n_namesz + 3) & ~3u);
+			if (desc + nh->n_descsz > end)
+				break;
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    !memcmp(name, "GNU", 4) && nh->n_descsz <= sizeof(m->build_id)) {
-				memcpy(m->build_id, desc, nh->n_descsz);
-				m->build_id_len = (uint8_t)nh->n_descsz;
-				return;
+			    !memcmp(name, "GNU", 4)) {
+				*len = nh->n_descsz;
+				return (const uint8_t *)desc;
 			}
 			note = desc + ((nh->n_descsz + 3) & ~3u);
 		}
+	}
+	return NULL;
+}
+
+static void ct_module_build_id(struct dl_phdr_info *info, struct ct_ext_module *m)
+{
+	uint32_t len;
+	const uint8_t *id = ct_module_build_id_note(info, &len);
+	if (id && len <= sizeof(m->build_id)) {
+		memcpy(m->build_id, id, len);
+		m->build_id_len = (uint8_t)len;
 	}
 }
 

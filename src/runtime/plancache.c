@@ -74,29 +74,13 @@ static void ct_plan_debug(const struct ct_plancache *pc, const char *what)
 /* The module's GNU build-id in hex, from its notes in memory; 0 if it has none. */
 static int ct_build_id_hex(const struct dl_phdr_info *info, char *out, size_t room)
 {
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		const char *note = (const char *)(info->dlpi_addr + ph->p_vaddr);
-		const char *end = note + ph->p_memsz;
-		while (note + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)note;
-			const char *name = note + sizeof(*nh);
-			const char *desc = name + ((nh->n_namesz + 3) & ~3u);
-			if (desc + nh->n_descsz > end)
-				break;
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    !memcmp(name, "GNU", 4) && nh->n_descsz >= 8 &&
-			    nh->n_descsz * 2 < room) {
-				for (size_t k = 0; k < nh->n_descsz; k++)
-					sprintf(out + 2 * k, "%02x", (uint8_t)desc[k]);
-				return 1;
-			}
-			note = desc + ((nh->n_descsz + 3) & ~3u);
-		}
-	}
-	return 0;
+	uint32_t len;
+	const uint8_t *id = ct_module_build_id_note(info, &len);
+	if (!id || len < 8 || (size_t)len * 2 >= room)
+		return 0;
+	for (uint32_t k = 0; k < len; k++)
+		sprintf(out + 2 * k, "%02x", id[k]);
+	return 1;
 }
 
 struct ct_self_id {

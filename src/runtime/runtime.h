@@ -246,4 +246,8 @@ void ct_patch_forget_all(void) CT_HIDDEN;
 /* capture.c: field n (1-based, as proc(5) numbers them) of /proc/self/stat; 0 if unreadable */
 uint64_t ct_self_stat_field(int n);
 
+/* modules.c: the module's GNU build-id note in memory (len bytes), or NULL */
+struct dl_phdr_info;
+const uint8_t *ct_module_build_id_note(const struct dl_phdr_info *info, uint32_t *len);
+
 #endif
