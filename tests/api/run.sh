@@ -45,7 +45,7 @@ build() {
 	local inst=(-finstrument-functions)
 	if [ "$method" = mcount ]; then
 		inst=(-pg)
-	elif [ "$method" = patch ]; then
+	elif [ "$method" = patch ] || [ "$method" = patchlc ]; then
 		inst=() # built as it is: calltrace patches it in memory
 	elif [ -n "$method" ] && [ "$method" != finstrument ]; then
 		inst=(--method="$method")
