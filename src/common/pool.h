@@ -194,19 +194,40 @@ struct ct_pool_ctl {
 	struct ct_chunk_desc desc[];
 };
 
-static inline uint64_t *ct_pool_chunk(struct ct_pool_ctl *ctl, uint32_t idx)
+/*
+ * The pool's geometry, fixed by the recorder when it makes the pool. The
+ * program can write the control area, so whoever reads the pool keeps its
+ * own copy (taken once, checked by ct_pool_geometry_ok where the pool is not
+ * its own) and takes every address in the pool from it, never from the
+ * control area again.
+ */
+struct ct_pool_geo {
+	uint64_t size;
+	uint32_t ctl_size, chunk_size, nchunks, ring_chunks;
+	uint32_t lost_slots_offset, skip_text_offset;
+};
+
+static inline struct ct_pool_geo ct_pool_geo_of(const struct ct_pool_ctl *hdr)
 {
-	return (uint64_t *)((char *)ctl + ctl->ctl_size + (uint64_t)idx * ctl->chunk_size);
+	return (struct ct_pool_geo){
+		.size = hdr->ctl_size + (uint64_t)hdr->nchunks * hdr->chunk_size,
+		.ctl_size = hdr->ctl_size,
+		.chunk_size = hdr->chunk_size,
+		.nchunks = hdr->nchunks,
+		.ring_chunks = hdr->ring_chunks,
+		.lost_slots_offset = hdr->lost_slots_offset,
+		.skip_text_offset = hdr->skip_text_offset,
+	};
 }
 
-static inline struct ct_lost_slot *ct_pool_lost_slots(struct ct_pool_ctl *ctl)
+static inline uint64_t *ct_geo_chunk(const void *pool, const struct ct_pool_geo *g, uint32_t idx)
 {
-	return (struct ct_lost_slot *)((char *)ctl + ctl->lost_slots_offset);
+	return (uint64_t *)((char *)pool + g->ctl_size + (uint64_t)idx * g->chunk_size);
 }
 
-static inline uint64_t ct_pool_size(const struct ct_pool_ctl *ctl)
+static inline struct ct_lost_slot *ct_geo_lost_slots(const void *pool, const struct ct_pool_geo *g)
 {
-	return ctl->ctl_size + (uint64_t)ctl->nchunks * ctl->chunk_size;
+	return (struct ct_lost_slot *)((char *)pool + g->lost_slots_offset);
 }
 
 /*
@@ -228,16 +249,25 @@ static inline int ct_pool_geometry_ok(const struct ct_pool_ctl *hdr, uint64_t fi
 	       file_size == hdr->ctl_size + (uint64_t)hdr->nchunks * hdr->chunk_size;
 }
 
-/* Pop a free chunk; returns its index or -1 when the stack is empty. */
-static inline int64_t ct_pool_pop_free(struct ct_pool_ctl *ctl)
+/*
+ * Pop a free chunk: its index, -1 when the stack is empty, -2 when a link
+ * leads out of the pool's nchunks (the program can write the stack: whoever
+ * pops checks against its own copy of the geometry, and stops using a pool
+ * whose stack is damaged).
+ */
+static inline int64_t ct_pool_pop_free(struct ct_pool_ctl *ctl, uint32_t nchunks)
 {
 	uint64_t head = atomic_load_explicit(&ctl->free_head, memory_order_acquire);
 	for (;;) {
 		uint32_t top = (uint32_t)head;
 		if (!top)
 			return -1;
+		if (top > nchunks)
+			return -2;
 		uint32_t next =
 			atomic_load_explicit(&ctl->desc[top - 1].next, memory_order_relaxed);
+		if (next > nchunks || next == top)
+			return -2;
 		uint64_t tagged = ((head >> 32) + 1) << 32 | next;
 		if (atomic_compare_exchange_weak_explicit(&ctl->free_head, &head, tagged,
 							  memory_order_acq_rel,

@@ -524,7 +524,7 @@ static void __attribute__((noreturn)) ct_attach_main(void *arg, int report)
 	const struct ct_attach_opts *a = arg;
 	pid_t pid = a->pid;
 	struct ct_pool_ctl *ctl = a->ctl;
-	struct ct_tracer tr = { .ctl = ctl, .tsc = ctl->clock == CT_CLOCK_TSC, .follow = a->follow,
+	struct ct_tracer tr = { .ctl = ctl, .geo = ct_pool_geo_of(ctl), .tsc = ctl->clock == CT_CLOCK_TSC, .follow = a->follow,
 				.rt = a->runtime != NULL };
 	struct sigaction sa = { .sa_handler = ct_on_stop_signal }; /* no SA_RESTART */
 	sigemptyset(&sa.sa_mask);

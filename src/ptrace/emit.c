@@ -48,21 +48,22 @@ static int64_t ct_pt_free_chunk(struct ct_tracer *tr)
 {
 	struct ct_pool_ctl *ctl = tr->ctl;
 	for (;;) {
-		int64_t idx = ct_pool_pop_free(ctl);
+		int64_t idx = ct_pool_pop_free(ctl, tr->geo.nchunks);
 		if (idx >= 0)
 			return idx;
+		if (idx == -2) /* the free stack is damaged: the pool is not usable */
+			atomic_store(&ctl->state, CT_POOL_DETACHED);
 		if (atomic_load(&ctl->state) != CT_POOL_RECORDING || atomic_load(&ctl->starved))
 			return -1;
 		uint32_t seq = atomic_load(&ctl->free_seq);
 		atomic_fetch_add(&ctl->free_waiters, 1);
 		atomic_fetch_add(&ctl->wait_count, 1);
 		ct_pool_wake_recorder(ctl);
-		idx = ct_pool_pop_free(ctl);
+		idx = ct_pool_pop_free(ctl, tr->geo.nchunks);
 		if (idx < 0) {
 			struct timespec ts = { 0, 100 * 1000 * 1000 };
 			long r = syscall(SYS_futex, &ctl->free_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
-			if (r == -1 && errno == ETIMEDOUT && kill(ctl->recorder_pid, 0) < 0 &&
-			    errno == ESRCH)
+			if (r == -1 && errno == ETIMEDOUT && ct_pt_thread_dead(ctl->recorder_pid))
 				atomic_store(&ctl->state, CT_POOL_DETACHED);
 		}
 		atomic_fetch_sub(&ctl->free_waiters, 1);
@@ -73,7 +74,7 @@ static int64_t ct_pt_free_chunk(struct ct_tracer *tr)
 
 static struct ct_lost_slot *ct_pt_lost_slots(struct ct_tracer *tr)
 {
-	return (struct ct_lost_slot *)((char *)tr->ctl + tr->ctl->lost_slots_offset);
+	return ct_geo_lost_slots(tr->ctl, &tr->geo);
 }
 
 /*
@@ -118,8 +119,8 @@ static int ct_pt_take_chunk(struct ct_tracer *tr, struct ct_pt_thread *t)
 	d->base_clock = ct_pt_clock(tr);
 	atomic_store_explicit(&d->state, CT_CHUNK_OWNED, memory_order_release);
 	t->chunk = (int32_t)idx;
-	t->start = t->pos = ct_pool_chunk(tr->ctl, (uint32_t)idx);
-	t->end = t->start + tr->ctl->chunk_size / 8;
+	t->start = t->pos = ct_geo_chunk(tr->ctl, &tr->geo, (uint32_t)idx);
+	t->end = t->start + tr->geo.chunk_size / 8;
 	return 0;
 }
 

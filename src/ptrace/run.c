@@ -161,7 +161,7 @@ static void __attribute__((noreturn)) ct_tracer_main(void *arg, int report)
 	struct ct_pool_ctl *ctl = a->ctl;
 	int follow = a->follow;
 	char **argv = a->argv;
-	struct ct_tracer tr = { .ctl = ctl, .tsc = ctl->clock == CT_CLOCK_TSC, .follow = follow };
+	struct ct_tracer tr = { .ctl = ctl, .geo = ct_pool_geo_of(ctl), .tsc = ctl->clock == CT_CLOCK_TSC, .follow = follow };
 	pid_t pid = -1;
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);

@@ -107,6 +107,7 @@ struct ct_pt_proc {
 
 struct ct_tracer {
 	struct ct_pool_ctl *ctl;
+	struct ct_pool_geo geo; /* taken at the start, before the program could change the pool */
 	int tsc;
 	pid_t main_pid;	 /* the program (its status is ours) */
 	int main_status; /* its wait status, once it ended */

@@ -51,11 +51,6 @@ int ct_serve(const struct ct_record_opts *o, int fd);
  * and keeps it here, in its own memory: every address it computes in the pool
  * comes from this copy, never from the control area.
  */
-struct ct_pool_geo {
-	uint32_t ctl_size, chunk_size, nchunks, ring_chunks;
-	uint32_t lost_slots_offset, skip_text_offset;
-};
-
 struct ct_pool {
 	int fd;
 	struct ct_pool_ctl *ctl;
@@ -67,12 +62,12 @@ struct ct_pool {
 
 static inline uint64_t *ct_rec_chunk(const struct ct_pool *p, uint32_t idx)
 {
-	return (uint64_t *)((char *)p->ctl + p->geo.ctl_size + (uint64_t)idx * p->geo.chunk_size);
+	return ct_geo_chunk(p->ctl, &p->geo, idx);
 }
 
 static inline struct ct_lost_slot *ct_rec_lost_slots(const struct ct_pool *p)
 {
-	return (struct ct_lost_slot *)((char *)p->ctl + p->geo.lost_slots_offset);
+	return ct_geo_lost_slots(p->ctl, &p->geo);
 }
 
 static inline const char *ct_rec_skip_text(const struct ct_pool *p)

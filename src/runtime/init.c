@@ -28,7 +28,7 @@
 #include "handoff.h"
 
 CT_HIDDEN struct ct_pool_ctl *ct_ctl;
-CT_HIDDEN struct ct_rt_geo ct_geo;
+CT_HIDDEN struct ct_pool_geo ct_geo;
 CT_HIDDEN int ct_clock_tsc;
 CT_HIDDEN _Atomic int ct_state;
 CT_HIDDEN uint32_t ct_instance;
@@ -142,13 +142,8 @@ static int ct_open_pool(void)
 	}
 	ct_pool_fd_keep(fd); /* an exec hands it on */
 	/* from here on the program may write the control area: keep our own copy */
-	ct_geo = (struct ct_rt_geo){ .size = (uint64_t)st.st_size,
-				     .ctl_size = hdr.ctl_size,
-				     .chunk_size = hdr.chunk_size,
-				     .nchunks = hdr.nchunks,
-				     .ring_chunks = hdr.ring_chunks,
-				     .lost_slots_offset = hdr.lost_slots_offset,
-				     .skip_text_offset = hdr.skip_text_offset };
+	ct_geo = ct_pool_geo_of(&hdr);
+	ct_geo.size = (uint64_t)st.st_size;
 	ct_ctl = map;
 	return 0;
 }

@@ -71,21 +71,16 @@ extern struct ct_pool_ctl *ct_ctl CT_HIDDEN;
  * the file's size. The program can write the pool, so the runtime takes every
  * address in it from this copy, never from the control area again.
  */
-struct ct_rt_geo {
-	uint64_t size;
-	uint32_t ctl_size, chunk_size, nchunks, ring_chunks;
-	uint32_t lost_slots_offset, skip_text_offset;
-};
-extern struct ct_rt_geo ct_geo CT_HIDDEN;
+extern struct ct_pool_geo ct_geo CT_HIDDEN;
 
 static inline uint64_t *ct_rt_chunk(uint32_t idx)
 {
-	return (uint64_t *)((char *)ct_ctl + ct_geo.ctl_size + (uint64_t)idx * ct_geo.chunk_size);
+	return ct_geo_chunk(ct_ctl, &ct_geo, idx);
 }
 
 static inline struct ct_lost_slot *ct_rt_lost_slots(void)
 {
-	return (struct ct_lost_slot *)((char *)ct_ctl + ct_geo.lost_slots_offset);
+	return ct_geo_lost_slots(ct_ctl, &ct_geo);
 }
 
 /* thread.c: pop a free chunk; -1 if none, or if the free stack is damaged (tracing stops) */

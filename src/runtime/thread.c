@@ -131,36 +131,16 @@ static void ct_retire_chunk(struct ct_thread *t, uint32_t flags)
 }
 
 /*
- * ct_pool_pop_free() with the links checked: the program can write the free
- * stack, and a link out of the pool would send us outside it. A damaged stack
+ * ct_pool_pop_free() against our copy of the geometry: a damaged free stack
  * stops tracing (the recorder could not give us a chunk back either); the
  * program goes on. This runs once per chunk, never per call.
  */
 int64_t ct_rt_pop_free(struct ct_pool_ctl *ctl)
 {
-	uint64_t head = atomic_load_explicit(&ctl->free_head, memory_order_acquire);
-	for (;;) {
-		uint32_t top = (uint32_t)head;
-		if (!top)
-			return -1;
-		if (top > ct_geo.nchunks)
-			goto damaged;
-		uint32_t next =
-			atomic_load_explicit(&ctl->desc[top - 1].next, memory_order_relaxed);
-		if (next > ct_geo.nchunks || next == top)
-			goto damaged;
-		uint64_t tagged = ((head >> 32) + 1) << 32 | next;
-		if (atomic_compare_exchange_weak_explicit(&ctl->free_head, &head, tagged,
-							  memory_order_acq_rel,
-							  memory_order_acquire)) {
-			atomic_fetch_sub_explicit(&ctl->free_count, 1, memory_order_relaxed);
-			return top - 1;
-		}
-	}
-damaged:
-	if (ctl == ct_ctl)
+	int64_t idx = ct_pool_pop_free(ctl, ct_geo.nchunks);
+	if (idx == -2 && ctl == ct_ctl)
 		atomic_store(&ctl->state, CT_POOL_DETACHED);
-	return -1;
+	return idx < 0 ? -1 : idx;
 }
 
 /*
