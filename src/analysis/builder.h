@@ -40,11 +40,6 @@ static inline uint64_t ct_signal_frame(const struct ct_event *ev, uint64_t *sp)
 	return CT_PSEUDO_SIGNAL + (pl[1] & 0xff);
 }
 
-static inline int ct_is_signal_frame(uint64_t addr)
-{
-	return addr >= CT_PSEUDO_SIGNAL && addr < CT_PSEUDO_SIGNAL + 0x100;
-}
-
 struct ct_frame {
 	uint64_t addr;
 	uint64_t enter_clock;

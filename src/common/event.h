@@ -110,6 +110,11 @@ enum ct_ext_type {
 #define CT_PSEUDO_BASE	 (UINT64_C(1) << 48)
 #define CT_PSEUDO_SIGNAL (CT_PSEUDO_BASE + 0x100)
 
+static inline int ct_is_signal_frame(uint64_t addr)
+{
+	return addr >= CT_PSEUDO_SIGNAL && addr < CT_PSEUDO_SIGNAL + 0x100;
+}
+
 /* Marks may carry a small argument (a signal number) in word1 bits 32..46. */
 #define CT_EV_MARK_ARG_SHIFT 32
 

@@ -10,8 +10,8 @@
 
 #include "symbols.h"
 #include "../common/names.h"
+#include "../common/event.h"
 #include "../format/reader.h"
-#include "../analysis/builder.h"
 
 struct ct_symtab {
 	const char *path;
