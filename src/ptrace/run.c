@@ -19,7 +19,7 @@
 #include "tracer.h"
 #include "ptrace.h"
 #include "../common/event.h"
-#include "../record/record.h"
+#include "../util/util.h"
 
 static volatile sig_atomic_t ct_pass_sig;
 

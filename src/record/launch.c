@@ -78,16 +78,6 @@ static void ct_child(void *arg, int errfd)
 	_exit(CT_EXIT_NOTFOUND);
 }
 
-int ct_exec_error(const char *prog, int err)
-{
-	if (err == ENOENT && !strchr(prog, '/')) {
-		ct_error("%s: command not found", prog);
-		return CT_EXIT_NOTFOUND;
-	}
-	ct_error("cannot execute %s: %s", prog, strerror(err));
-	return err == ENOENT ? CT_EXIT_NOTFOUND : CT_EXIT_NOEXEC;
-}
-
 /*
  * Fork and exec; the child reports a failed exec through a close-on-exec pipe,
  * so the error is ours to print, in one line, with the shell's exit statuses.

@@ -89,8 +89,6 @@ uint32_t ct_pick_clock(void);
 pid_t ct_launch(char **argv, const char *runtime, const char *pool_path, int no_follow,
 		int *status);
 char *ct_find_runtime(void);
-/* Say why prog could not run (its exec's errno); the shell's status for it (127, 126). */
-int ct_exec_error(const char *prog, int err);
 
 /* collect.c: chunks -> blocks */
 struct ct_rec_module {

@@ -274,3 +274,13 @@ pid_t ct_fork_reporting(void (*child)(void *arg, int report), void *arg, int *er
 	waitpid(pid, NULL, 0);
 	return -1;
 }
+
+int ct_exec_error(const char *prog, int err)
+{
+	if (err == ENOENT && !strchr(prog, '/')) {
+		ct_error("%s: command not found", prog);
+		return CT_EXIT_NOTFOUND;
+	}
+	ct_error("cannot execute %s: %s", prog, strerror(err));
+	return err == ENOENT ? CT_EXIT_NOTFOUND : CT_EXIT_NOEXEC;
+}

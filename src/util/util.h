@@ -127,5 +127,7 @@ const char *ct_signal_name(int sig);
  * with *err -1 when there was no child (the error said).
  */
 pid_t ct_fork_reporting(void (*child)(void *arg, int report), void *arg, int *err);
+/* Say why prog could not run (its exec's errno); the shell's status for it (127, 126). */
+int ct_exec_error(const char *prog, int err);
 
 #endif
