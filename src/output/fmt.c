@@ -59,19 +59,6 @@ void ct_fmt_size(char *buf, size_t len, uint64_t bytes)
 		snprintf(buf, len, "%.1f %s", v, units[u]);
 }
 
-void ct_fmt_count(char *buf, size_t len, uint64_t n)
-{
-	char tmp[32];
-	int l = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)n);
-	size_t o = 0;
-	for (int i = 0; i < l && o + 2 < len; i++) {
-		if (i && (l - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = 0;
-}
-
 void ct_cmdline_text(const char *args, uint32_t len, char *buf, size_t size)
 {
 	size_t n = 0;

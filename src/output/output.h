@@ -19,8 +19,6 @@ void ct_set_colors(int on);
 void ct_fmt_duration(char *buf, size_t len, double ns);
 /* A human-readable size: "1.2 MiB" */
 void ct_fmt_size(char *buf, size_t len, uint64_t bytes);
-/* "1,234,567" */
-void ct_fmt_count(char *buf, size_t len, uint64_t n);
 /*
  * A command line (NUL-separated arguments) as one line: the first
  * CT_CMDLINE_SHOWN characters, then "… (3,857 characters)" if it is longer.

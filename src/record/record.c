@@ -23,7 +23,6 @@
 #include "untraced.h"
 #include "../arch/x86_64/arch.h"
 #include "../ptrace/ptrace.h"
-#include "../output/output.h"
 
 static volatile sig_atomic_t ct_forward_sig, ct_interrupted;
 

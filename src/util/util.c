@@ -227,6 +227,19 @@ const char *ct_basename(const char *path)
 	return s ? s + 1 : path;
 }
 
+void ct_fmt_count(char *buf, size_t len, uint64_t n)
+{
+	char tmp[32];
+	int l = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)n);
+	size_t o = 0;
+	for (int i = 0; i < l && o + 2 < len; i++) {
+		if (i && (l - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+}
+
 /* "SIGSEGV" (a static buffer: use it at once) */
 const char *ct_signal_name(int sig)
 {

@@ -114,6 +114,8 @@ static inline uint64_t ct_hash64(uint64_t x)
 }
 
 int ct_parse_size(const char *s, uint64_t *out);
+/* "1,234,567": for the recorder's summary and every reader's output */
+void ct_fmt_count(char *buf, size_t len, uint64_t n);
 const char *ct_basename(const char *path);
 
 /* "SIGSEGV", "signal 42": a static buffer, use it at once */
