@@ -20,13 +20,10 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "runtime.h"
-#include "secure.h"
-#include "handoff.h"
 #include "shadow.h"
 #include "elfmap.h"
 #include "imports.h"
@@ -35,9 +32,6 @@
 #include "../common/attach_abi.h"
 
 #define CT_UNDO_MAX    CT_MOVED_MAX
-
-CT_HIDDEN int ct_attached;
-static char ct_conf[16384]; /* "NAME=VALUE\0" ..., then an empty string */
 
 /* One change to undo: the bytes that were at addr. */
 struct ct_undo {
@@ -88,55 +82,6 @@ static void ct_retire(void *addr, size_t len)
 	if (ct_nretired < CT_MAX_REGIONS) /* else it stays mapped, unused */
 		ct_retired[ct_nretired++] = (struct ct_region){ addr, len };
 	ct_retired_since = ct_clock_slow();
-}
-
-int ct_attach_loaded(void)
-{
-	static int known = -1;
-	if (known < 0) {
-		Dl_info info;
-		const char *slash = NULL;
-		if (dladdr((void *)ct_attach_loaded, &info) && info.dli_fname)
-			slash = strrchr(info.dli_fname, '/');
-		known = slash && !strcmp(slash + 1, CT_ATTACH_LIB);
-	}
-	return known;
-}
-
-/*
- * A process the kernel marks secure (setuid, setgid, file capabilities that
- * lift its caller) runs with an environment its caller chose: none of our
- * variables is obeyed there. Asked once per image, never on the hot path.
- */
-int ct_secure_exec(void)
-{
-	static int secure = -1;
-	if (secure < 0)
-		secure = getauxval(AT_SECURE) != 0;
-	return secure;
-}
-
-/* Our settings: calltrace attach's (the tracer was allowed in), else the environment's. */
-const char *ct_getenv(const char *name)
-{
-	if (!ct_attached) {
-		if (ct_secure_exec())
-			return NULL;
-		ct_env_take_back(); /* what an exec wrapper added is ours, not the program's */
-		const char *taken = ct_taken_env(name);
-		return taken ? taken : getenv(name);
-	}
-	size_t n = strlen(name);
-	for (const char *p = ct_conf; *p; p += strlen(p) + 1)
-		if (!strncmp(p, name, n) && p[n] == '=')
-			return p + n + 1;
-	return NULL;
-}
-
-void *ct_next_symbol(const char *name)
-{
-	/* loaded locally, late: the real one is the first in the global scope */
-	return dlsym(ct_attached ? RTLD_DEFAULT : RTLD_NEXT, name);
 }
 
 void ct_undo_save(uintptr_t addr, size_t len, int data)
@@ -300,13 +245,10 @@ static void ct_unhook_thread(struct ct_thread *t)
  */
 CT_EXPORT long calltrace_attach_start(const char *conf, long len)
 {
-	if (len <= 0 || (size_t)len >= sizeof(ct_conf) - 1)
-		return -EINVAL;
 	if (atomic_load(&ct_state) == CT_RT_READY)
 		return -EBUSY;
-	memset(ct_conf, 0, sizeof(ct_conf));
-	memcpy(ct_conf, conf, (size_t)len);
-	ct_attached = 1;
+	if (ct_attach_settings(conf, len) < 0)
+		return -EINVAL;
 	ct_drop_retired();
 	if (atomic_load(&ct_state) == CT_RT_OFF) /* attached before: start afresh */
 		ct_init_again();

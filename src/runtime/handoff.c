@@ -41,7 +41,6 @@
 
 #include "runtime.h"
 #include "handoff.h"
-#include "secure.h"
 
 #ifndef F_GET_SEALS
 #define F_GET_SEALS   1034

@@ -35,7 +35,6 @@
 #include "runtime.h"
 #include "elfmap.h"
 #include "plancache.h"
-#include "secure.h"
 
 #define CT_PLAN_MAGIC	 "CTPLAN\0\1"
 #define CT_PLAN_MAX_FILE (64u << 20)

@@ -224,14 +224,22 @@ static inline uint64_t ct_clock(void)
 	return ct_clock_slow();
 }
 
-/* attach.c: loaded by calltrace attach (as libcalltrace-attach.so) */
+/* settings.c: loaded by calltrace attach (as libcalltrace-attach.so) */
 extern int ct_attached CT_HIDDEN; /* calltrace_attach_start ran */
 int ct_attach_loaded(void) CT_HIDDEN;
+/* attach's settings replace the environment's: 0, or -EINVAL if they do not fit */
+int ct_attach_settings(const char *conf, long len) CT_HIDDEN;
 /* Our configuration: the environment, or what attach gave us. */
 const char *ct_getenv(const char *name) CT_HIDDEN;
 /* The real function we stand in front of. */
 void *ct_next_symbol(const char *name) CT_HIDDEN;
-/* Attached: remember the len bytes at addr before we change them (data: a GOT slot). */
+/*
+ * setuid, setgid, or file capabilities that lift the user who ran it: the
+ * environment is that user's choice, so the runtime obeys none of it.
+ */
+int ct_secure_exec(void) CT_HIDDEN;
+
+/* attach.c: Attached: remember the len bytes at addr before we change them (data: a GOT slot). */
 void ct_undo_save(uintptr_t addr, size_t len, int data) CT_HIDDEN;
 /* Attached: memory of ours for code, to unmap once tracing stopped. */
 void ct_attach_note_area(void *addr, size_t len) CT_HIDDEN;

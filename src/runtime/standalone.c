@@ -34,7 +34,6 @@
 #include <unistd.h>
 
 #include "runtime.h"
-#include "secure.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1u << 2)
