@@ -6,14 +6,13 @@
  *   chrome     Chrome's trace event JSON (complete events), export_chrome.c
  *   folded     folded stacks for flame graphs, export_folded.c
  *
+ * export.c dispatches to the formats; what they share is export_kit.h.
  * Each format is a walker sink writing as the calls come: memory is bounded
  * by the stack depth, the number of threads and the distinct functions (the
  * distinct stacks for folded), never by the length of the trace.
  */
 #ifndef CT_OUTPUT_EXPORT_H
 #define CT_OUTPUT_EXPORT_H
-
-#include <stdint.h>
 
 #include "../analysis/walk.h"
 #include "../format/reader.h"
@@ -27,132 +26,6 @@ struct ct_export_opts {
 	enum ct_fold_weight weight; /* folded: self time in ns, or calls */
 	int progress;		    /* "export: 42%" on stderr once it takes over a second */
 };
-
-/* Buffered writes to a file descriptor; the first error sticks. */
-struct ct_xout {
-	int fd;
-	int err; /* errno of the first failed write, 0 if none */
-	uint8_t *buf;
-	size_t len, cap;
-	uint64_t bytes; /* written so far, buffered included */
-};
-
-void ct_xout_init(struct ct_xout *o, int fd);
-void ct_xout_flush(struct ct_xout *o);
-/* Flush and free the buffer (the descriptor stays open); 0 or an errno. */
-int ct_xout_finish(struct ct_xout *o);
-void ct_xout_grow(struct ct_xout *o, size_t n);
-
-/* Room for n more bytes at ct_xout_end(); ct_xout_commit() says how many were used. */
-static inline uint8_t *ct_xout_room(struct ct_xout *o, size_t n)
-{
-	if (o->cap - o->len < n)
-		ct_xout_grow(o, n);
-	return o->buf + o->len;
-}
-
-static inline void ct_xout_commit(struct ct_xout *o, uint8_t *end)
-{
-	size_t n = (size_t)(end - (o->buf + o->len));
-	o->len += n;
-	o->bytes += n;
-}
-
-static inline void ct_xout_write(struct ct_xout *o, const void *p, size_t n)
-{
-	uint8_t *d = ct_xout_room(o, n);
-	memcpy(d, p, n);
-	ct_xout_commit(o, d + n);
-}
-
-static inline void ct_xout_str(struct ct_xout *o, const char *s)
-{
-	ct_xout_write(o, s, strlen(s));
-}
-
-/* Decimal digits of v at p; returns the end. */
-static inline uint8_t *ct_put_u64(uint8_t *p, uint64_t v)
-{
-	uint8_t tmp[20];
-	int n = 0;
-	do {
-		tmp[n++] = (uint8_t)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-/* The length of the well-formed UTF-8 sequence at p (non-ASCII lead byte), or 0. */
-static inline int ct_utf8_len(const unsigned char *p)
-{
-	int n = p[0] >= 0xc2 && p[0] <= 0xdf   ? 2
-		: p[0] >= 0xe0 && p[0] <= 0xef ? 3
-		: p[0] >= 0xf0 && p[0] <= 0xf4 ? 4
-					       : 0;
-	for (int i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/* Progress on stderr: "export: 42%", only on a terminal, only after a second. */
-struct ct_xprogress {
-	int enabled, shown, last;
-	unsigned count;
-	double start;
-	uint64_t total, done; /* records of the selected threads; of those done */
-	const struct ct_thread_info *th;
-};
-
-struct ct_export {
-	struct ct_trace *t;
-	struct ct_symbols *sym;
-	struct ct_walk *w;
-	const struct ct_export_opts *o;
-	struct ct_xout out;
-	struct ct_xprogress prog;
-};
-
-void ct_xprogress_thread(struct ct_xprogress *p, const struct ct_thread_info *th);
-void ct_xprogress_update(struct ct_xprogress *p, uint64_t clock);
-
-/* Called at every event: looks at the time now and then only. */
-static inline void ct_xprogress_tick(struct ct_xprogress *p, uint64_t clock)
-{
-	if (__builtin_expect(!(++p->count & 0xffff), 0) && p->enabled)
-		ct_xprogress_update(p, clock);
-}
-
-/* Nanoseconds since the start of the recording, rounded, never negative. */
-static inline uint64_t ct_xns(const struct ct_trace *t, uint64_t clock)
-{
-	double ns = ct_trace_ns(t, clock);
-	return ct_sat_u64(ns + 0.5);
-}
-
-/* The name of a mark (lost events, a crash) in buf; 0 if it is not one to show. */
-int ct_export_mark_name(struct ct_export *x, const struct ct_thread_info *th,
-			const struct ct_event *ev, char *buf, size_t len);
-/*
- * A process's name (its executable's basename) and a thread's. A flight
- * recorder's trace may hold a thread several times, once per snapshot, with
- * calls that overlap: the first one exported is the thread, the others get
- * tracks of their own. ct_export_thread_key() tells them apart.
- */
-static inline uint64_t ct_export_thread_key(const struct ct_thread_info *th)
-{
-	return ((uint64_t)th->instance << 32 | (uint32_t)th->tid) + 1;
-}
-const char *ct_export_process_name(const struct ct_trace *t, uint32_t instance);
-void ct_export_thread_name(const struct ct_trace *t, const struct ct_thread_info *th, char *buf,
-			   size_t len);
-
-/* Each format: walk the trace into x->out. 0, or -1 if the trace could not be read. */
-int ct_export_perfetto(struct ct_export *x);
-int ct_export_chrome(struct ct_export *x);
-int ct_export_folded(struct ct_export *x);
 
 /*
  * Export the trace into fd: 0, or -1 if the trace could not be read (message

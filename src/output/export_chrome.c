@@ -25,7 +25,7 @@
  */
 #include <stdlib.h>
 
-#include "export.h"
+#include "export_kit.h"
 #include "values.h"
 
 /* Copy a string literal (without its NUL) to p and advance p. */

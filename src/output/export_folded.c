@@ -16,7 +16,7 @@
  */
 #include <stdlib.h>
 
-#include "export.h"
+#include "export_kit.h"
 
 struct ct_fnode {
 	uint32_t func, parent, depth;

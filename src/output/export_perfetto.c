@@ -66,7 +66,7 @@
  */
 #include <stdlib.h>
 
-#include "export.h"
+#include "export_kit.h"
 #include "values.h"
 
 enum {

@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the export formats share: buffered output, progress on a terminal,
- * the names of processes, threads and marks.
+ * the names of processes, threads and marks (export_kit.h).
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "export.h"
+#include "export_kit.h"
 #include "output.h"
 
 #define CT_XOUT_CHUNK (1u << 20)
@@ -144,28 +143,16 @@ int ct_export_mark_name(struct ct_export *x, const struct ct_thread_info *th,
 	return ct_mark_text(x->sym, th->instance, ev, buf, len) != CT_MARK_NONE;
 }
 
-/* ---- the command ------------------------------------------------------------- */
+/* ---- the export's output and progress ---------------------------------------- */
 
-int ct_export(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, int fd,
-	      const struct ct_export_opts *o, int *werr)
+void ct_export_kit_init(struct ct_export *x, int fd)
 {
-	struct ct_export x = { .t = t, .sym = sym, .w = w, .o = o };
-	int rc;
+	ct_xout_init(&x->out, fd);
+	ct_xprogress_init(&x->prog, x);
+}
 
-	ct_xout_init(&x.out, fd);
-	ct_xprogress_init(&x.prog, &x);
-	switch (o->format) {
-	case CT_EXPORT_PERFETTO:
-		rc = ct_export_perfetto(&x);
-		break;
-	case CT_EXPORT_CHROME:
-		rc = ct_export_chrome(&x);
-		break;
-	default:
-		rc = ct_export_folded(&x);
-		break;
-	}
-	ct_xprogress_done(&x.prog);
-	*werr = ct_xout_finish(&x.out);
-	return rc;
+int ct_export_kit_finish(struct ct_export *x)
+{
+	ct_xprogress_done(&x->prog);
+	return ct_xout_finish(&x->out);
 }
