@@ -10,6 +10,23 @@ CC	?= gcc
 ifeq ($(origin CC),default)
 CC	:= gcc
 endif
+# The target: the host's (uname -m) unless ARCH= says otherwise. make ARCH=aarch64
+# on an x86-64 host cross-builds into build-aarch64/ with aarch64-linux-gnu-gcc
+# and the arm64 libraries (scripts/install-deps.sh --aarch64; docs/AARCH64.md).
+HOST_ARCH := $(shell uname -m)
+ARCH	?= $(HOST_ARCH)
+ifneq ($(ARCH),$(HOST_ARCH))
+ifeq ($(origin CC),default)
+CC	:= $(ARCH)-linux-gnu-gcc
+else ifeq ($(CC),gcc)
+CC	:= $(ARCH)-linux-gnu-gcc
+endif
+BUILD	?= build-$(ARCH)
+export PKG_CONFIG_LIBDIR := /usr/lib/$(ARCH)-linux-gnu/pkgconfig:/usr/share/pkgconfig
+endif
+ARCH_DIR := src/arch/$(ARCH)
+# the instruction decoder of dynamic patching: Zydis on x86-64; aarch64's own (fixed-size words)
+DECODER_LIBS := $(if $(filter x86_64,$(ARCH)),-lZydis)
 BUILD	?= build
 PKGS	:= libdw libelf libzstd
 VERSION	:= 0.1.0
@@ -39,14 +56,14 @@ TOOL_DIRS := src/common src/util src/format src/symbols src/analysis src/output 
 	src/ptrace
 # the ptrace method shares the runtime's function selection and instruction relocation
 TOOL_SRCS := $(foreach d,$(TOOL_DIRS),$(wildcard $(d)/*.c)) src/runtime/select.c \
-	src/arch/x86_64/relocate.c src/arch/x86_64/decode.c
+	$(ARCH_DIR)/relocate.c $(ARCH_DIR)/decode.c
 TOOL_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TOOL_SRCS))
 
 # The runtime, loaded into traced programs: never instrumented, hidden symbols,
 # frame pointers so the hooks can read their caller's stack pointer, unwind tables
 # because C++ exceptions unwind through the runtime's __cxa_throw wrapper.
-RT_SRCS := $(wildcard src/runtime/*.c) $(wildcard src/common/*.c) $(wildcard src/arch/x86_64/*.c)
-RT_ASM  := $(wildcard src/arch/x86_64/*.S)
+RT_SRCS := $(wildcard src/runtime/*.c) $(wildcard src/common/*.c) $(wildcard $(ARCH_DIR)/*.c)
+RT_ASM  := $(wildcard $(ARCH_DIR)/*.S)
 RT_OBJS := $(patsubst src/%.c,$(BUILD)/rt/%.o,$(RT_SRCS)) $(patsubst src/%.S,$(BUILD)/rt/%.o,$(RT_ASM))
 RT_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -fno-instrument-functions \
 	-ftls-model=initial-exec -fno-stack-protector -fasynchronous-unwind-tables
@@ -94,10 +111,10 @@ wrappers:
 endif
 
 $(BUILD)/calltrace: $(TOOL_OBJS)
-	$(CC) $(LDFLAGS) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) -lZydis -lstdc++ -lm -ldl
+	$(CC) $(LDFLAGS) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(DECODER_LIBS) -lstdc++ -lm -ldl
 
 $(BUILD)/libcalltrace.so: $(RT_OBJS)
-	$(CC) -shared $(LDFLAGS) -Wl,-z,now -Wl,-soname,libcalltrace.so -o $@ $^ -lZydis -ldl
+	$(CC) -shared $(LDFLAGS) -Wl,-z,now -Wl,-soname,libcalltrace.so -o $@ $^ $(DECODER_LIBS) -ldl
 
 # the name calltrace attach loads it by: its constructors then wait to be told
 $(BUILD)/libcalltrace-attach.so: $(BUILD)/libcalltrace.so
@@ -118,7 +135,7 @@ $(BUILD)/rt/%.o: src/%.S
 # Fail early, with the fix, when a library is missing.
 deps-check:
 	@pkg-config --exists $(PKGS) || { echo "calltrace: missing libraries ($(PKGS)); run: scripts/install-deps.sh" >&2; exit 1; }
-	@test -f /usr/include/Zydis/Zydis.h || { echo "calltrace: missing Zydis (libzydis-dev); run: scripts/install-deps.sh" >&2; exit 1; }
+	@test -z '$(DECODER_LIBS)' || test -f /usr/include/Zydis/Zydis.h || { echo "calltrace: missing Zydis (libzydis-dev); run: scripts/install-deps.sh" >&2; exit 1; }
 
 deps:
 	@scripts/install-deps.sh
