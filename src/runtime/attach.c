@@ -350,14 +350,7 @@ CT_EXPORT long calltrace_attach_stop(const uint64_t *thread_pointers, long n)
 	for (long i = 0; i < n; i++) {
 		struct ct_thread *t = (struct ct_thread *)(uintptr_t)(thread_pointers[i] + off);
 		ct_attach_publish(t); /* it goes on running: its records are whole, not salvaged */
-		t->pos = t->end = t->start = NULL;
-		t->chunk = 0;
-		t->npending = 0;
-		t->dropping = 0;
-		t->lost_slot = 0;
-		t->in_ring = 0;
-		t->lost = 0;
-		t->thread_seq = 0; /* the next recorder counts this thread's chunks from 0 */
+		ct_thread_leave_pool(t); /* a later attach starts it on fresh chunks */
 		ct_unhook_thread(t);
 	}
 	/*

@@ -69,7 +69,9 @@ static void ct_atfork_child(void)
 {
 	if (atomic_load(&ct_state) != CT_RT_READY)
 		return; /* attach stopped: the pool is gone */
-	ct_thread_reset_after_fork(&ct_self);
+	/* The parent still owns our chunks; the child starts afresh, as a new process. */
+	ct_thread_leave_pool(&ct_self);
+	ct_self.tid = ct_self.pid = 0;
 	ct_standalone_after_fork();
 	if (ct_no_follow) { /* --no-follow: only the program calltrace started */
 		atomic_store(&ct_state, CT_RT_OFF);

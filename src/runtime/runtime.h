@@ -56,6 +56,29 @@ struct ct_thread {
 	int32_t pending[CT_MAX_PENDING]; /* full chunks an interrupted hook may still write to */
 };
 
+/*
+ * The thread lets go of all it held in a pool: its chunks (owned, pending,
+ * its ring), its lost-event slot and count, its chunk sequence (the next
+ * pool counts from 0). Its identity, shadow stack, gate and hooks in
+ * progress stay. For a live thread whose pool went: a fork's child (which
+ * then forgets its ids too), attach's stop. A field added to struct
+ * ct_thread is reset here or said to stay (tests/unit/test_thread_state.c).
+ */
+static inline void ct_thread_leave_pool(struct ct_thread *t)
+{
+	t->pos = t->end = t->start = NULL;
+	t->chunk = 0;
+	t->in_ring = 0;
+	t->ring_head = t->ring_tail = 0;
+	t->ring_count = 0;
+	t->nest &= CT_NEST_PENDING - 1; /* the pending chunks were the old pool's */
+	t->npending = 0;
+	t->thread_seq = 0;
+	t->lost = 0;
+	t->lost_slot = 0;
+	t->dropping = 0;
+}
+
 /* ct_thread.gate */
 #define CT_GATE_OFF    1 /* calltrace_disable() */
 #define CT_GATE_PAUSED 2 /* events were left out: say where tracing resumes */
@@ -167,7 +190,6 @@ void ct_resolve_interposed(void) CT_HIDDEN;
 void ct_after_nested(struct ct_thread *t) CT_HIDDEN;
 int ct_write_ext(struct ct_thread *t, uint32_t type, const void *payload, uint32_t len,
 		 int must) CT_HIDDEN;
-void ct_thread_reset_after_fork(struct ct_thread *t) CT_HIDDEN;
 void ct_thread_end(struct ct_thread *t) CT_HIDDEN;
 /* attach (thread.c): another thread's chunks, every thread stopped outside our code */
 void ct_attach_publish(struct ct_thread *t) CT_HIDDEN;

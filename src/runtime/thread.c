@@ -548,24 +548,6 @@ void ct_thread_end(struct ct_thread *t)
 	ct_leave_slow(&saved);
 }
 
-void ct_thread_reset_after_fork(struct ct_thread *t)
-{
-	/* The parent still owns our chunks; the child starts afresh. */
-	t->pos = t->end = t->start = NULL;
-	t->chunk = CT_NO_CHUNK;
-	t->in_ring = 0;
-	t->ring_head = t->ring_tail = 0;
-	t->ring_count = 0;
-	t->nest &= CT_NEST_PENDING - 1;
-	t->npending = 0;
-	t->tid = 0;
-	t->pid = 0;
-	t->thread_seq = 0;
-	t->lost = 0;
-	t->lost_slot = 0;
-	t->dropping = 0;
-}
-
 /*
  * attach stops (calltrace_attach_stop, in another thread, this one stopped
  * outside our code): it did not end, so what it wrote goes to the recorder
