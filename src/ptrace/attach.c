@@ -26,7 +26,7 @@
 
 #include "tracer.h"
 #include "ptrace.h"
-#include "../arch/x86_64/ptrace_arch.h"
+#include "../arch/ptrace_arch.h"
 #include "../common/event.h"
 
 static volatile sig_atomic_t ct_stop_asked;

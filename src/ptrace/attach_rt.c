@@ -31,7 +31,7 @@
 #include "ptrace.h"
 #include "../common/attach_abi.h"
 #include "../common/event.h"
-#include "../arch/x86_64/ptrace_arch.h"
+#include "../arch/ptrace_arch.h"
 
 #define CT_RT_BUF	(64u << 10) /* our memory in the process: the path, then conf */
 #define CT_RT_CONF_AT	4096u

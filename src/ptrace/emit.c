@@ -15,7 +15,7 @@
 
 #include "tracer.h"
 #include "../common/event.h"
-#include "../arch/x86_64/arch.h"
+#include "../arch/arch.h"
 
 uint64_t ct_pt_clock(const struct ct_tracer *tr)
 {

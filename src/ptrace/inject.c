@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "tracer.h"
-#include "../arch/x86_64/ptrace_arch.h"
+#include "../arch/ptrace_arch.h"
 
 #define CT_SLOW_CALL_MS 1000  /* then tr->on_slow_call: a lock a stopped thread holds? */
 #define CT_CALL_MAX_MS	60000 /* no call of ours takes this long: the thread is stuck */

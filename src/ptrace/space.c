@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "tracer.h"
-#include "../arch/x86_64/relocate.h"
-#include "../arch/x86_64/ptrace_arch.h"
+#include "../arch/relocate.h"
+#include "../arch/ptrace_arch.h"
 
 #define CT_SCRATCH_SIZE (256u << 10)
 

@@ -15,7 +15,7 @@
 
 #include "tracer.h"
 #include "../common/event.h"
-#include "../arch/x86_64/ptrace_arch.h"
+#include "../arch/ptrace_arch.h"
 
 void ct_pt_resume(struct ct_pt_thread *t, int sig)
 {

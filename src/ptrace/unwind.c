@@ -12,7 +12,7 @@
 #include <sys/ptrace.h>
 
 #include "tracer.h"
-#include "../arch/x86_64/ptrace_arch.h"
+#include "../arch/ptrace_arch.h"
 
 #define CT_MAX_UNWOUND 256
 

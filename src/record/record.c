@@ -21,7 +21,7 @@
 
 #include "record.h"
 #include "untraced.h"
-#include "../arch/x86_64/arch.h"
+#include "../arch/arch.h"
 #include "../ptrace/ptrace.h"
 
 static volatile sig_atomic_t ct_forward_sig, ct_interrupted;

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* src/arch/<the architecture compiled for>/arch.h: one source tree, any target. */
+#ifndef CT_ARCH_SELECT_ARCH_H
+#define CT_ARCH_SELECT_ARCH_H
+
+#if defined(__aarch64__)
+#include "aarch64/arch.h"
+#elif defined(__x86_64__)
+#include "x86_64/arch.h"
+#else
+#error "calltrace: unsupported architecture (x86_64 and aarch64 are)"
+#endif
+
+#endif

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* src/arch/<the architecture compiled for>/relocate.h: one source tree, any target. */
+#ifndef CT_ARCH_SELECT_RELOCATE_H
+#define CT_ARCH_SELECT_RELOCATE_H
+
+#if defined(__aarch64__)
+#include "aarch64/relocate.h"
+#elif defined(__x86_64__)
+#include "x86_64/relocate.h"
+#else
+#error "calltrace: unsupported architecture (x86_64 and aarch64 are)"
+#endif
+
+#endif
