@@ -196,7 +196,10 @@ else
 fi
 
 # ---- a made-up walk: same-ns parent and child, odd names, marks, snapshots ----------------
-objs=$(ls "$B"/obj/output/export_*.o "$B"/obj/output/marks.o "$B"/obj/output/fmt.o "$B"/obj/output/*values*.o "$B"/obj/common/proto.o 2>/dev/null | tr '\n' ' ')
+# the objects of today's sources only: a build directory may keep those of removed files
+objs=$(cd "$ROOT/src" && for s in output/export*.c output/marks.c output/fmt.c output/*values*.c common/proto.c; do
+	[ -f "$B/obj/${s%.c}.o" ] && echo "$B/obj/${s%.c}.o"
+done | tr '\n' ' ')
 # shellcheck disable=SC2086 # CT_SAN_FLAGS: the sanitizers the objects were built with
 if [ -n "$objs" ] && [ -f "$B/obj/util/util.o" ] &&
 	$CC -std=gnu11 -D_GNU_SOURCE -Wall ${CT_SAN_FLAGS:-} -o "$E/synth" "$ROOT/tests/export/synth.c" $objs "$B/obj/util/util.o" 2>"$E/synth-build.err"; then
@@ -208,7 +211,7 @@ if [ -n "$objs" ] && [ -f "$B/obj/util/util.o" ] &&
 		fi
 	done
 else
-	bad synth "could not link tests/export/synth.c with $B/obj/output/export_*.o" "$E/synth-build.err"
+	bad synth "could not link tests/export/synth.c with $B/obj/output/export*.o" "$E/synth-build.err"
 fi
 
 # ---- errors: one line, status 2, nothing left behind ---------------------------------------
