@@ -62,7 +62,8 @@ TOOL_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TOOL_SRCS))
 # The runtime, loaded into traced programs: never instrumented, hidden symbols,
 # frame pointers so the hooks can read their caller's stack pointer, unwind tables
 # because C++ exceptions unwind through the runtime's __cxa_throw wrapper.
-RT_SRCS := $(wildcard src/runtime/*.c) $(wildcard src/common/*.c) $(wildcard $(ARCH_DIR)/*.c)
+RT_SRCS := $(wildcard src/runtime/*.c src/runtime/*/*.c) $(wildcard src/common/*.c) \
+	$(wildcard $(ARCH_DIR)/*.c)
 RT_ASM  := $(wildcard $(ARCH_DIR)/*.S)
 RT_OBJS := $(patsubst src/%.c,$(BUILD)/rt/%.o,$(RT_SRCS)) $(patsubst src/%.S,$(BUILD)/rt/%.o,$(RT_ASM))
 RT_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -fno-instrument-functions \

@@ -26,7 +26,7 @@
 #include "imports.h"
 #include "patching.h"
 #include "select.h"
-#include "args.h"
+#include "args/args.h"
 #include "../arch/x86_64/libcall.h"
 #include "../arch/x86_64/relocate.h"
 #include "../arch/x86_64/patch.h"

@@ -63,7 +63,7 @@ dropped-exit-record~src/runtime/hooks.c~s/(\tct_shadow_exit\(t, \(uintptr_t\)fn,
 longjmp-depth~src/analysis/builder.c~s/if \(d <= 0 && d >= -CT_SP_WINDOW\)/if (d < 0 \&\& d >= -CT_SP_WINDOW)/~longjmp
 chrome-ts-dur-swapped~src/output/export_chrome.c~s/p = ct_put_us\(p, fr->ts\);\n(\tCT_PUT_LIT\(p, ",\\"dur\\":"\);\n)\tp = ct_put_us\(p, end - fr->ts\);/p = ct_put_us(p, end - fr->ts);\n$1\tp = ct_put_us(p, fr->ts);/~export
 lost-thread~src/analysis/walk.c~s/for \(size_t i = 0; i < w->t->nthreads; i\+\+\) \{/for (size_t i = 0; i < w->t->nthreads - (w->t->nthreads > 1); i++) {/~threads
-truncated-string~src/runtime/capture.c~s/uint32_t max = ct_str_max < budget \? ct_str_max : budget;/uint32_t max = (ct_str_max < budget ? ct_str_max : budget) - 1;/~args
+truncated-string~src/runtime/args/capture.c~s/uint32_t max = ct_str_max < budget \? ct_str_max : budget;/uint32_t max = (ct_str_max < budget ? ct_str_max : budget) - 1;/~args
 timestamp-unit~src/output/out.c~s/uint64_t nano = ct_sat_u64\(ns \+ 0\.5\);/uint64_t nano = ct_sat_u64(ns \/ 1000 + 0.5);/~options
 exit-status-signal~src/record/record.c~s/return 128 \+ WTERMSIG\(st\);/return WTERMSIG(st);/~exits
 missed-fork-child~src/runtime/init.c~s/if \(ct_no_follow\) \{ \/\* --no-follow/if (1) { \/* --no-follow/~fork

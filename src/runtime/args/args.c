@@ -24,10 +24,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "runtime.h"
+#include "../runtime.h"
 #include "args.h"
-#include "select.h"
-#include "../common/proto.h"
+#include "../select.h"
+#include "../../common/proto.h"
 
 struct ct_capture ct_captures[CT_MAX_CAPTURES];
 static uint32_t ct_ncaptures = CT_CAPTURE_CALLSITE + 1;

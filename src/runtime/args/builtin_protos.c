@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "../runtime.h"
 #include "args.h"
 
 struct ct_builtin {

@@ -22,7 +22,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "../runtime.h"
 #include "args.h"
 
 extern void *__libc_stack_end;
