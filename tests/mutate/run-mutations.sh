@@ -59,7 +59,7 @@ suite() {
 MUTATIONS=$(
 	cat <<'EOF'
 count-off-by-one~src/output/report.c~s/\tf->calls\+\+;/\tf->calls++;\n\tif (f->calls == 3)\n\t\tf->calls++;/~counts
-dropped-exit-record~src/runtime/hooks.c~s/(\tct_shadow_exit\(t, \(uintptr_t\)fn, sp\);\n)(\tct_emit\(ct_ev_word1\(CT_EV_EXIT)/$1\tstatic __thread unsigned mut_n;\n\tif (++mut_n == 7)\n\t\treturn;\n$2/~counts
+dropped-exit-record~src/runtime/hotpath/hooks.c~s/(\tct_shadow_exit\(t, \(uintptr_t\)fn, sp\);\n)(\tct_emit\(ct_ev_word1\(CT_EV_EXIT)/$1\tstatic __thread unsigned mut_n;\n\tif (++mut_n == 7)\n\t\treturn;\n$2/~counts
 longjmp-depth~src/analysis/builder.c~s/if \(d <= 0 && d >= -CT_SP_WINDOW\)/if (d < 0 \&\& d >= -CT_SP_WINDOW)/~longjmp
 chrome-ts-dur-swapped~src/output/export_chrome.c~s/p = ct_put_us\(p, fr->ts\);\n(\tCT_PUT_LIT\(p, ",\\"dur\\":"\);\n)\tp = ct_put_us\(p, end - fr->ts\);/p = ct_put_us(p, end - fr->ts);\n$1\tp = ct_put_us(p, fr->ts);/~export
 lost-thread~src/analysis/walk.c~s/for \(size_t i = 0; i < w->t->nthreads; i\+\+\) \{/for (size_t i = 0; i < w->t->nthreads - (w->t->nthreads > 1); i++) {/~threads

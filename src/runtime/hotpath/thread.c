@@ -23,8 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime.h"
-#include "shadow.h"
+#include "../runtime.h"
+#include "../shadow.h"
 
 #define CT_NO_CHUNK 0
 

@@ -12,9 +12,9 @@
  * This file is built with -fno-omit-frame-pointer: the hooks read their
  * caller's stack pointer from their own frame.
  */
-#include "runtime.h"
-#include "shadow.h"
-#include "args/args.h"
+#include "../runtime.h"
+#include "../shadow.h"
+#include "../args/args.h"
 
 __thread struct ct_thread ct_self __attribute__((tls_model("initial-exec")));
 

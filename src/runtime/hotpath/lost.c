@@ -7,7 +7,7 @@
  * dropped there, in a lost record; what it could not say (it was killed, it
  * crashed, it ended while dropping) the recorder writes for it.
  */
-#include "runtime.h"
+#include "../runtime.h"
 
 static struct ct_lost_slot *ct_lost_slot(struct ct_thread *t)
 {

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "../runtime.h"
 
 /* Rings leave a few chunks free, for the names of processes and libraries. */
 #define CT_RING_RESERVE 4
