@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "runtime.h"
-#include "handoff.h"
+#include "process/handoff.h"
 
 CT_HIDDEN struct ct_pool_ctl *ct_ctl;
 CT_HIDDEN struct ct_pool_geo ct_geo;

@@ -12,7 +12,7 @@
 #include <sys/auxv.h>
 
 #include "runtime.h"
-#include "handoff.h"
+#include "process/handoff.h"
 #include "../common/attach_abi.h"
 
 CT_HIDDEN int ct_attached;

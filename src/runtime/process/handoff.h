@@ -6,7 +6,7 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "../common/event.h"
+#include "../../common/event.h"
 
 /* What an exec wrapper keeps on its stack for the new image. */
 struct ct_handoff {

@@ -17,8 +17,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "runtime.h"
-#include "shadow.h"
+#include "../runtime.h"
+#include "../shadow.h"
 
 typedef int (*ct_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef void (*ct_info_handler)(int, siginfo_t *, void *);

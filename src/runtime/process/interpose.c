@@ -14,8 +14,8 @@
 #include <dlfcn.h>
 #include <setjmp.h>
 
-#include "runtime.h"
-#include "shadow.h"
+#include "../runtime.h"
+#include "../shadow.h"
 
 typedef void (*ct_jump_fn)(struct __jmp_buf_tag *env, int val) __attribute__((noreturn));
 typedef void *(*ct_catch_fn)(void *exc);

@@ -39,7 +39,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "../runtime.h"
 #include "handoff.h"
 
 #ifndef F_GET_SEALS

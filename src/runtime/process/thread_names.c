@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "../runtime.h"
 
 #define CT_MAX_THREADS 4096
 #define CT_PR_SET_NAME 15

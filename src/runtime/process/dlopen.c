@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "../runtime.h"
 
 typedef void *(*ct_dlopen_fn)(const char *, int);
 

@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "../runtime.h"
 #include "handoff.h"
 
 typedef int (*ct_munmap_fn)(void *, size_t);

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "../runtime.h"
 
 static _Atomic int ct_scanning;
 static unsigned long long ct_seen_adds;

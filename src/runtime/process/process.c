@@ -38,7 +38,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "../runtime.h"
 #include "handoff.h"
 
 typedef pid_t (*ct_fork_fn)(void);
