@@ -53,7 +53,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 # The tool: everything but the runtime.
 TOOL_DIRS := src/common src/util src/format src/symbols src/analysis src/output src/record src/cli \
-	src/ptrace
+	src/ptrace src/kernel
 # the ptrace method shares the runtime's function selection and instruction relocation
 TOOL_SRCS := $(foreach d,$(TOOL_DIRS),$(wildcard $(d)/*.c)) src/runtime/select.c \
 	$(ARCH_DIR)/relocate.c $(ARCH_DIR)/decode.c

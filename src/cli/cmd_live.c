@@ -16,7 +16,8 @@ static const char ct_live_help[] =
 	"with its thread id. Exits with PROG's exit status.\n\n"
 	"  -o, --output=FILE    print the tree to FILE instead of the terminal\n"
 	"      --data=PATH      keep the trace in PATH (default: a temporary file, removed)\n"
-	"  -b, --buffer-size=SIZE, --chunk-size=SIZE, --lossy, --no-follow   as for record\n"
+	"  -b, --buffer-size=SIZE, --chunk-size=SIZE, --lossy, --no-follow, --kernel\n"
+	"                       as for record\n"
 	"      --method=METHOD, -P, --libcalls, -a, -A, -R, -s, --srcline      as for record\n"
 	"  -T, --timestamps     show when each line happened (seconds since the start)\n" CT_FILTER_HELP
 	"      --no-demangle    show C++ names as they are in the binary\n"
@@ -30,6 +31,7 @@ static const struct option ct_live_longopts[] = {
 	{ "chunk-size", required_argument, NULL, 1100 },
 	{ "lossy", no_argument, NULL, 1101 },
 	{ "no-follow", no_argument, NULL, 1103 },
+	{ "kernel", no_argument, NULL, 1105 },
 	CT_TRACE_LONGOPTS,
 	{ "timestamps", no_argument, NULL, 'T' },
 	{ "no-demangle", no_argument, NULL, 1000 },
@@ -95,6 +97,9 @@ static int ct_live_parse(int argc, char **argv, struct ct_live_args *a, int *sta
 			break;
 		case 1103:
 			a->rec.no_follow = 1;
+			break;
+		case 1105:
+			a->rec.kernel = 1;
 			break;
 		case 'T':
 			a->replay.timestamps = 1;

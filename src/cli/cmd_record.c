@@ -26,7 +26,9 @@ static const char ct_record_help[] =
 	"      --no-follow        do not trace the processes PROG makes (fork, spawn);\n"
 	"                         an exec of PROG itself is still followed\n"
 	"      --disabled         start with tracing off, for PROG to turn it on with\n"
-	"                         calltrace_enable_all() (include/calltrace.h)\n" CT_TRACE_HELP
+	"                         calltrace_enable_all() (include/calltrace.h)\n"
+	"      --kernel           also record each thread's system calls and the times it\n"
+	"                         was off the CPU, and why (root or CAP_PERFMON)\n" CT_TRACE_HELP
 	"  -h, --help             this help\n";
 
 static const struct option ct_record_longopts[] = {
@@ -37,6 +39,7 @@ static const struct option ct_record_longopts[] = {
 	{ "ring", required_argument, NULL, 1102 },
 	{ "no-follow", no_argument, NULL, 1103 },
 	{ "disabled", no_argument, NULL, 1104 },
+	{ "kernel", no_argument, NULL, 1105 },
 	CT_TRACE_LONGOPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -99,6 +102,9 @@ int ct_cmd_record(int argc, char **argv)
 			break;
 		case 1104: /* the runtime reads it (and so do the programs PROG runs) */
 			setenv("CALLTRACE_DISABLED", "1", 1);
+			break;
+		case 1105:
+			o.kernel = 1;
 			break;
 		case 'h':
 			fputs(ct_record_help, stdout);

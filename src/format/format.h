@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define CT_FILE_MAGIC	"CALLTRCE"
-#define CT_FILE_VERSION 2
+#define CT_FILE_VERSION 3
 #define CT_BLOCK_MAGIC	0x4b425443u /* "CTBK" */
 
 struct ct_file_header {
@@ -46,6 +46,7 @@ enum ct_block_type {
 	CT_BLOCK_UNLOAD = 10, /* struct ct_unload_rec: a module unmapped by dlclose */
 	CT_BLOCK_PROTOS = 11, /* zstd: u32 instance, then a CT_EXT_PROTOS payload */
 	CT_BLOCK_UNTRACED = 12, /* struct ct_untraced_rec, path \0: a process ran untraced */
+	CT_BLOCK_KERNEL = 13,	/* struct ct_kernel_hdr, then records (record --kernel) */
 };
 
 /* block flags */
@@ -191,6 +192,38 @@ struct ct_end_rec {
 #define CT_END_DETACHED	  4u /* ... which was still running when calltrace let it go */
 #define CT_END_NO_STATUS  8u /* ... which ended, how not known (another tracer reaped it) */
 #define CT_END_NO_CPU	  16u /* the CPU time could not be read */
+
+/*
+ * record --kernel: system calls and off-CPU intervals of the traced threads,
+ * from the kernel's tracepoints, times on the trace clock. The payload may be
+ * zstd-compressed; rec_size lets later versions append fields.
+ */
+struct ct_kernel_hdr {
+	uint32_t rec_size; /* bytes per record: at least sizeof(struct ct_kernel_rec) */
+	uint32_t count;
+	uint64_t lost; /* kernel events the ring buffers dropped since the last block */
+};
+
+enum ct_kernel_kind {
+	CT_KREC_SYSCALL = 1, /* nr, ret, args */
+	CT_KREC_OFFCPU = 2,  /* cause; nr: the system call it blocked in */
+};
+
+enum ct_kernel_cause {
+	CT_OFFCPU_PREEMPTED = 1,  /* switched out runnable */
+	CT_OFFCPU_SYSCALL = 2,	  /* blocked in system call nr */
+	CT_OFFCPU_NOSYSCALL = 3, /* blocked outside a system call: a page fault, a stop */
+};
+
+struct ct_kernel_rec {
+	uint64_t start, end; /* trace clock */
+	int32_t pid, tid;
+	uint16_t kind;	/* enum ct_kernel_kind */
+	uint16_t cause; /* off-CPU: enum ct_kernel_cause */
+	uint32_t nr;	/* system call number (x86_64) */
+	int64_t ret;	/* system call: its return value (-errno) */
+	uint64_t args[4];
+};
 
 uint32_t ct_crc32c(uint32_t crc, const void *buf, size_t len);
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "kside.h"
 #include "untraced.h"
 #include "../arch/arch.h"
 #include "../ptrace/ptrace.h"
@@ -141,6 +142,7 @@ struct ct_session {
 	uint64_t starved;	   /* times we said the pool was starved */
 	uint64_t last_progress;	   /* when a pass last collected a chunk */
 	struct ct_end_rec end;	   /* as written */
+	struct ct_kernel *kernel;  /* record --kernel */
 };
 
 /* Reap whatever ended; true when no traced process is left. */
@@ -314,6 +316,7 @@ static void ct_run(struct ct_session *s)
 			ct_interrupted = 0;
 		}
 		size_t n = ct_collect(&s->col, CT_TAKE_FULL);
+		ct_kside_poll(s->kernel, &s->w);
 		ct_untraced_drain_started(s->pool.ctl);
 		ct_end_starvation(s);
 		if (s->w.error && !s->write_failed) {
@@ -552,6 +555,7 @@ static void ct_finish(struct ct_session *s)
 	ct_untraced_drain_started(s->pool.ctl);
 	ct_write_symtabs(&s->col);
 	ct_write_method(s);
+	ct_kside_finish(s->kernel, &s->w);
 
 	/* a calibration over less than 10 ms would be imprecise */
 	uint64_t elapsed = ct_now(CLOCK_MONOTONIC) - s->start_ns;
@@ -733,6 +737,8 @@ int ct_record(const struct ct_record_opts *o)
 	struct ct_clock_sample start = ct_sample(s.clock);
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (o->kernel && !o->attach_pid) /* the events follow the next exec */
+		s.kernel = ct_kside_open(s.clock);
 	if (o->attach_pid) {
 		struct ct_attach_opts a = { .pid = o->attach_pid, .ctl = s.pool.ctl,
 					    .pool_path = s.pool.path,
@@ -747,6 +753,7 @@ int ct_record(const struct ct_record_opts *o)
 		s.child = ct_launch(o->argv, runtime, s.pool.path, o->no_follow, &status);
 	free(runtime);
 	if (s.child < 0) {
+		ct_kside_finish(s.kernel, NULL);
 		ct_pool_destroy(&s.pool);
 		ct_writer_abandon(&s.w, o->output);
 		return status;

@@ -32,6 +32,7 @@ struct ct_record_opts {
 	pid_t attach_pid;   /* attach: trace this running process instead of argv */
 	uint64_t duration_ms; /* attach: stop after this long (0: at Ctrl-C or its end) */
 	int quiet;	      /* attach -q: no first and last line on stderr */
+	int kernel;	      /* --kernel: system calls and off-CPU intervals (src/kernel) */
 };
 
 #define CT_DEFAULT_OUTPUT     "calltrace.data"

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Draining the rings of record --kernel and pairing their events.
+ *
+ * Each CPU's ring is in time order, but a thread moves between CPUs: its
+ * sys_enter may be on one ring and its sys_exit on another, read first. So
+ * a pass reads every ring into one list, sorts it by time and pairs only the
+ * events older than the pass's start (less a margin for an event on its way
+ * into its ring): whatever came before that on any CPU is in a ring by now.
+ * The rest waits for the next pass.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernel_int.h"
+#include "../arch/x86_64/arch.h"
+#include "../common/pool.h"
+
+#define CT_KSCRATCH 4096u /* no record we read is longer */
+
+static uint64_t ct_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* perf time (ns) -> TSC, the inverse of time_zero + tsc * mult >> shift */
+static uint64_t ct_perf_to_tsc(const struct ct_kernel *k, uint64_t t)
+{
+	if (k->clock != CT_CLOCK_TSC)
+		return t; /* the events were opened on CLOCK_MONOTONIC, as the trace */
+	if (k->fit) {
+		double d = ((double)t - (double)k->fit_mono0) * k->fit_ticks_per_ns;
+		return (uint64_t)((double)k->fit_tsc0 + d);
+	}
+	uint64_t d = t - k->time_zero;
+	uint64_t q = d / k->time_mult, r = d % k->time_mult;
+	return (q << k->time_shift) + (r << k->time_shift) / k->time_mult;
+}
+
+static uint64_t ct_trace_now(const struct ct_kernel *k)
+{
+	return k->clock == CT_CLOCK_TSC ? ct_arch_clock() : ct_mono_ns();
+}
+
+static int ct_load_tracepoints(struct ct_kernel *k, char *why, size_t whylen)
+{
+	k->enter_f[0].name = "id";
+	k->enter_f[1].name = "args";
+	k->exit_f[0].name = "id";
+	k->exit_f[1].name = "ret";
+	k->enter_id = ct_tracepoint("raw_syscalls", "sys_enter", k->enter_f, 2, why, whylen);
+	if (k->enter_id < 0 && (errno == EACCES || errno == EPERM))
+		ct_kperf_why(why, whylen, errno);
+	if (k->enter_id < 0)
+		return -1;
+	k->exit_id = ct_tracepoint("raw_syscalls", "sys_exit", k->exit_f, 2, why, whylen);
+	if (k->exit_id < 0)
+		return -1;
+	/* the fields we read: 8-byte id and ret, at least 4 args of 8 bytes */
+	if (k->enter_f[0].size != 8 || k->enter_f[1].size < 32 || k->exit_f[0].size != 8 ||
+	    k->exit_f[1].size != 8) {
+		snprintf(why, whylen, "--kernel: raw_syscalls fields of an unexpected size");
+		return -1;
+	}
+	return 0;
+}
+
+/* A (TSC, CLOCK_MONOTONIC) pair read as close together as we can. */
+static void ct_fit_pair(uint64_t *tsc, uint64_t *mono)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 5; i++) {
+		uint64_t a = ct_arch_clock(), m = ct_mono_ns(), b = ct_arch_clock();
+		if (b - a < best) {
+			best = b - a;
+			*tsc = a + (b - a) / 2;
+			*mono = m;
+		}
+	}
+}
+
+/* A later pair: the line from the open's pair to it. */
+static void ct_fit_update(struct ct_kernel *k)
+{
+	uint64_t tsc, mono;
+	ct_fit_pair(&tsc, &mono);
+	if (mono > k->fit_mono0 + 1000000) /* over 1 ms at least */
+		k->fit_ticks_per_ns = (double)(tsc - k->fit_tsc0) / (double)(mono - k->fit_mono0);
+}
+
+/* The events' times on the TSC: the kernel's conversion, else a fit to CLOCK_MONOTONIC. */
+static int ct_tsc_setup(struct ct_kernel *k, char *why, size_t whylen)
+{
+	if (ct_kperf_tsc_params(k) == 0) {
+		k->margin = ((uint64_t)2000000 << k->time_shift) / k->time_mult; /* 2 ms */
+		return 0;
+	}
+	ct_kperf_close(k);
+	k->fit = 1;
+	ct_fit_pair(&k->fit_tsc0, &k->fit_mono0);
+	struct timespec ts = { 0, 2000000 };
+	nanosleep(&ts, NULL);
+	ct_fit_update(k);
+	k->margin = (uint64_t)(2e6 * k->fit_ticks_per_ns);
+	return ct_kperf_open(k, why, whylen);
+}
+
+struct ct_kernel *ct_kernel_open(uint32_t clock, char *why, size_t whylen)
+{
+	struct ct_kernel *k = ct_calloc(1, sizeof(*k));
+	k->clock = clock;
+	k->margin = 2000000; /* 2 ms, CLOCK_MONOTONIC */
+	if (ct_load_tracepoints(k, why, whylen) < 0 || ct_kperf_open(k, why, whylen) < 0)
+		goto fail;
+	if (clock == CT_CLOCK_TSC && ct_tsc_setup(k, why, whylen) < 0)
+		goto fail;
+	ct_map_init(&k->tindex, 64);
+	k->scratch = ct_malloc(CT_KSCRATCH);
+	return k;
+fail:
+	ct_kernel_close(k);
+	return NULL;
+}
+
+void ct_kernel_close(struct ct_kernel *k)
+{
+	if (!k)
+		return;
+	ct_kperf_close(k);
+	free(k->pend);
+	free(k->threads);
+	if (k->tindex.keys)
+		ct_map_free(&k->tindex);
+	ct_buf_free(&k->out);
+	free(k->scratch);
+	free(k);
+}
+
+void ct_kernel_counts(const struct ct_kernel *k, uint64_t *lost, uint64_t *records)
+{
+	*lost = k->lost;
+	*records = k->records;
+}
+
+static struct ct_kev *ct_new_kev(struct ct_kernel *k)
+{
+	if (k->npend == k->cap) {
+		k->cap = k->cap ? k->cap * 2 : 4096;
+		k->pend = ct_realloc(k->pend, k->cap * sizeof(*k->pend));
+	}
+	struct ct_kev *e = &k->pend[k->npend++];
+	memset(e, 0, sizeof(*e));
+	e->seq = k->seq++;
+	return e;
+}
+
+static uint64_t ct_field(const uint8_t *raw, const struct ct_tp_field *f)
+{
+	uint64_t v;
+	memcpy(&v, raw + f->offset, sizeof(v));
+	return v;
+}
+
+/* A sample: u32 pid, tid; u64 time; u32 raw size; raw (common_type first). */
+static void ct_read_sample(struct ct_kernel *k, const uint8_t *p, size_t len)
+{
+	uint32_t raw_size;
+	uint16_t type;
+	if (len < 20)
+		return;
+	memcpy(&raw_size, p + 16, 4);
+	const uint8_t *raw = p + 20;
+	if (raw_size > len - 20 || raw_size < 2)
+		return;
+	memcpy(&type, raw, 2);
+	const struct ct_tp_field *f = type == k->enter_id ? k->enter_f : k->exit_f;
+	if ((type != k->enter_id && type != k->exit_id) ||
+	    (size_t)f[1].offset + (type == k->enter_id ? 32 : 8) > raw_size ||
+	    (size_t)f[0].offset + 8 > raw_size)
+		return;
+	struct ct_kev *e = ct_new_kev(k);
+	memcpy(&e->pid, p, 4);
+	memcpy(&e->tid, p + 4, 4);
+	memcpy(&e->time, p + 8, 8);
+	e->time = ct_perf_to_tsc(k, e->time);
+	e->nr = (uint32_t)ct_field(raw, &f[0]);
+	if (type == k->enter_id) {
+		e->type = CT_KEV_ENTER;
+		memcpy(e->args, raw + f[1].offset, sizeof(e->args));
+	} else {
+		e->type = CT_KEV_EXIT;
+		e->ret = (int64_t)ct_field(raw, &f[1]);
+	}
+}
+
+/* A context switch: its sample_id is u32 pid, tid; u64 time. */
+static void ct_read_switch(struct ct_kernel *k, uint16_t misc, const uint8_t *p, size_t len)
+{
+	if (len < 16)
+		return;
+	struct ct_kev *e = ct_new_kev(k);
+	memcpy(&e->pid, p, 4);
+	memcpy(&e->tid, p + 4, 4);
+	memcpy(&e->time, p + 8, 8);
+	e->time = ct_perf_to_tsc(k, e->time);
+	e->type = misc & PERF_RECORD_MISC_SWITCH_OUT ? CT_KEV_OUT : CT_KEV_IN;
+	e->preempt = (misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+}
+
+static void ct_read_record(struct ct_kernel *k, const struct perf_event_header *h,
+			   const uint8_t *body, size_t len)
+{
+	uint64_t lost;
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		ct_read_sample(k, body, len);
+		break;
+	case PERF_RECORD_SWITCH:
+		ct_read_switch(k, h->misc, body, len);
+		break;
+	case PERF_RECORD_LOST:
+		if (len >= 16) {
+			memcpy(&lost, body + 8, 8);
+			k->lost += lost;
+		}
+		break;
+	}
+}
+
+/* Everything the kernel wrote into one CPU's ring since the last pass. */
+static void ct_drain(struct ct_kernel *k, struct ct_kcpu *c)
+{
+	uint64_t head = __atomic_load_n(&c->page->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = c->page->data_tail;
+	uint64_t size = c->mask + 1;
+
+	while (tail < head) {
+		struct perf_event_header h;
+		uint64_t at = tail & c->mask;
+		const uint8_t *rec = c->data + at;
+		if (at + sizeof(h) > size || at + ((struct perf_event_header *)rec)->size > size) {
+			/* wraps round the end: copy it out */
+			uint64_t first = size - at;
+			memcpy(k->scratch, rec, ct_min(first, CT_KSCRATCH));
+			if (first < CT_KSCRATCH)
+				memcpy(k->scratch + first, c->data, CT_KSCRATCH - first);
+			rec = k->scratch;
+		}
+		memcpy(&h, rec, sizeof(h));
+		if (h.size < sizeof(h) || h.size > CT_KSCRATCH)
+			break; /* cannot be: the kernel writes these */
+		ct_read_record(k, &h, rec + sizeof(h), h.size - sizeof(h));
+		tail += h.size;
+	}
+	__atomic_store_n(&c->page->data_tail, head, __ATOMIC_RELEASE);
+}
+
+static int ct_kev_order(const void *a, const void *b)
+{
+	const struct ct_kev *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static struct ct_kthread *ct_kthread(struct ct_kernel *k, int32_t pid, int32_t tid)
+{
+	int added;
+	uint64_t *slot = ct_map_put(&k->tindex, (uint64_t)(uint32_t)tid | UINT64_C(1) << 63,
+				    &added);
+	if (added) {
+		k->threads = ct_realloc(k->threads, (k->nthreads + 1) * sizeof(*k->threads));
+		memset(&k->threads[k->nthreads], 0, sizeof(*k->threads));
+		*slot = k->nthreads++;
+	}
+	struct ct_kthread *t = &k->threads[*slot];
+	t->pid = pid; /* a thread that execs from another thread takes the leader's tid */
+	t->tid = tid;
+	return t;
+}
+
+static void ct_emit(struct ct_kernel *k, const struct ct_kthread *t, uint16_t kind,
+		    uint64_t start, uint64_t end)
+{
+	struct ct_kernel_rec r = { .start = start, .end = end, .pid = t->pid, .tid = t->tid,
+				   .kind = kind };
+	if (kind == CT_KREC_OFFCPU) {
+		r.cause = t->cause;
+		r.nr = t->off_nr;
+	} else {
+		r.nr = t->nr;
+		memcpy(r.args, t->args, sizeof(r.args));
+	}
+	ct_buf_append(&k->out, &r, sizeof(r));
+}
+
+static void ct_pair(struct ct_kernel *k, const struct ct_kev *e)
+{
+	struct ct_kthread *t = ct_kthread(k, e->pid, e->tid);
+	switch (e->type) {
+	case CT_KEV_ENTER:
+		t->in_syscall = 1;
+		t->nr = e->nr;
+		t->enter = e->time;
+		memcpy(t->args, e->args, sizeof(t->args));
+		break;
+	case CT_KEV_EXIT:
+		/* an exit without its enter (execve's, begun before tracing) is dropped */
+		if (t->in_syscall && t->nr == e->nr) {
+			struct ct_kernel_rec *r;
+			ct_emit(k, t, CT_KREC_SYSCALL, t->enter, e->time);
+			r = (struct ct_kernel_rec *)(k->out.data + k->out.len - sizeof(*r));
+			r->ret = e->ret;
+		}
+		t->in_syscall = 0;
+		break;
+	case CT_KEV_OUT:
+		t->off = 1;
+		t->out = e->time;
+		t->cause = e->preempt ? CT_OFFCPU_PREEMPTED :
+			   t->in_syscall ? CT_OFFCPU_SYSCALL : CT_OFFCPU_NOSYSCALL;
+		t->off_nr = t->in_syscall ? t->nr : 0;
+		break;
+	case CT_KEV_IN:
+		if (t->off)
+			ct_emit(k, t, CT_KREC_OFFCPU, t->out, e->time);
+		t->off = 0;
+		break;
+	}
+}
+
+static void ct_write_out(struct ct_kernel *k, struct ct_writer *w)
+{
+	size_t n = k->out.len / sizeof(struct ct_kernel_rec);
+	if (!n && k->lost == k->lost_written)
+		return;
+	struct ct_kernel_hdr h = { .rec_size = sizeof(struct ct_kernel_rec), .count = (uint32_t)n,
+				   .lost = k->lost - k->lost_written };
+	if (k->out.len < 4096) {
+		ct_writer_block(w, CT_BLOCK_KERNEL, 0, &h, sizeof(h), k->out.data,
+				(uint32_t)k->out.len);
+	} else {
+		struct ct_buf b = { 0 };
+		ct_buf_append(&b, &h, sizeof(h));
+		ct_buf_append(&b, k->out.data, k->out.len);
+		ct_writer_block_zstd(w, CT_BLOCK_KERNEL, b.data, (uint32_t)b.len);
+		ct_buf_free(&b);
+	}
+	k->records += n;
+	k->lost_written = k->lost;
+	k->out.len = 0;
+}
+
+#define CT_KBLOCK_RECORDS 65536u /* records per block at most: 4.5 MiB before zstd */
+
+size_t ct_kernel_poll(struct ct_kernel *k, struct ct_writer *w, int final)
+{
+	uint64_t now = ct_trace_now(k);
+	uint64_t watermark = final ? UINT64_MAX : now - k->margin;
+	uint64_t before = k->records;
+
+	if (k->fit)
+		ct_fit_update(k);
+	else if (k->clock == CT_CLOCK_TSC)
+		ct_kperf_tsc_params(k); /* it may change (a suspend, a clock change) */
+	for (int i = 0; i < k->ncpus; i++)
+		ct_drain(k, &k->cpus[i]);
+	qsort(k->pend, k->npend, sizeof(*k->pend), ct_kev_order);
+	size_t done = 0;
+	for (; done < k->npend && k->pend[done].time <= watermark; done++) {
+		ct_pair(k, &k->pend[done]);
+		if (k->out.len >= CT_KBLOCK_RECORDS * sizeof(struct ct_kernel_rec))
+			ct_write_out(k, w);
+	}
+	memmove(k->pend, k->pend + done, (k->npend - done) * sizeof(*k->pend));
+	k->npend -= done;
+	ct_write_out(k, w);
+	return (size_t)(k->records - before);
+}

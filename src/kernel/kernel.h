@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record --kernel: the kernel's side of the traced threads, from its own
+ * tracepoints (raw_syscalls:sys_enter, sys_exit) and context-switch records,
+ * through perf_event_open. Nothing runs in the traced program: the kernel
+ * writes per-CPU ring buffers that the recorder drains between its passes,
+ * pairs into system calls and off-CPU intervals, and writes as KERNEL blocks
+ * (docs/FORMAT.md) with times on the trace clock.
+ */
+#ifndef CT_KERNEL_H
+#define CT_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../format/format.h"
+#include "../format/writer.h"
+
+struct ct_kernel;
+
+/*
+ * Open the events on the calling process, disabled, inherited by every
+ * thread and child it makes from now on and enabled in the one that execs:
+ * call it just before starting the program. clock: CT_CLOCK_* of the trace.
+ * NULL when the kernel's side cannot be recorded, with why in one line.
+ */
+struct ct_kernel *ct_kernel_open(uint32_t clock, char *why, size_t whylen);
+/*
+ * Drain the rings: pair what is old enough to be complete on every CPU
+ * (everything when final) and write it. Returns the records written.
+ */
+size_t ct_kernel_poll(struct ct_kernel *k, struct ct_writer *w, int final);
+/* Kernel events dropped so far (full rings), and records written. */
+void ct_kernel_counts(const struct ct_kernel *k, uint64_t *lost, uint64_t *records);
+void ct_kernel_close(struct ct_kernel *k);
+
+/* tracefs.c: a tracepoint's id and the offsets of the fields asked for */
+struct ct_tp_field {
+	const char *name; /* in: as in the format file ("id", "args") */
+	int offset, size; /* out; -1 when missing */
+};
+int ct_tracepoint(const char *system, const char *event, struct ct_tp_field *fields,
+		  size_t nfields, char *why, size_t whylen);
+
+/* names.c: a system call's name (x86_64), NULL if unknown */
+const char *ct_syscall_name(uint32_t nr);
+/* A system call and the arguments worth showing: "read(fd=3, count=4096)". */
+void ct_syscall_format(char *out, size_t len, const struct ct_kernel_rec *r);
+/* Its return value: "4096", "-1 ENOENT", "0x7f12..." */
+void ct_syscall_format_ret(char *out, size_t len, const struct ct_kernel_rec *r);
+/* An off-CPU interval's cause: "preempted", "blocked in clock_nanosleep" */
+void ct_offcpu_format(char *out, size_t len, const struct ct_kernel_rec *r);
+
+#endif
