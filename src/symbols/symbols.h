@@ -37,7 +37,10 @@ int ct_elf_read_funcs(const char *path, const char *const *libs, struct ct_elf_f
 		      char *err, size_t errlen);
 void ct_elf_funcs_free(struct ct_elf_funcs *f);
 
-/* elf_imports.c: each imported function's GOT slot (ELF address) and "name@lib" (malloc'd, the callee's). */
+/*
+ * elf_imports.c: each imported function's GOT slot (ELF address) and
+ * "name@lib" (malloc'd, the callee's).
+ */
 typedef void (*ct_import_fn)(void *ctx, uint64_t slot, char *name);
 struct Elf;
 void ct_elf_imports(struct Elf *e, const char *self, const char *const *libs, ct_import_fn add,
