@@ -234,7 +234,7 @@ void ct_pt_new_image(struct ct_tracer *tr, struct ct_pt_thread *t);
 /* A thread stopped before we knew it (its creator's event comes later). */
 void ct_pt_early_stop(struct ct_tracer *tr, pid_t tid, int status);
 
-/* attach.c: the threads a slow call let run are stopped again */
+/* attach_main.c: the threads a slow call let run are stopped again */
 void ct_pt_stop_released(struct ct_tracer *tr);
 
 /* attach_rt.c: attach with the runtime */
