@@ -261,7 +261,7 @@ def parse_replay(path):
 def walk(roots):
     """Yields (node, depth) in call order, depth after normalisation: a
     dropped node is not yielded and its children take its depth. Iterative:
-    traces 20000 calls deep would overflow Python's stack."""
+    recursion.c's 6000 calls deep would overflow Python's stack."""
     todo = [(iter(roots), 0)]
     while todo:
         it, depth = todo[-1]
