@@ -26,6 +26,7 @@
 #include <stdlib.h>
 
 #include "export_kit.h"
+#include "text.h"
 #include "values.h"
 
 /* Copy a string literal (without its NUL) to p and advance p. */
@@ -59,46 +60,10 @@ struct ct_cr {
 	struct ct_values_cache values;
 };
 
-/* s as a JSON string (quotes included) into b; bytes that are not UTF-8 become U+FFFD. */
-static void ct_json_quote(struct ct_buf *b, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s;
-
-	ct_buf_append(b, "\"", 1);
-	while (*p) {
-		unsigned char c = *p;
-		if (c == '"' || c == '\\') {
-			char e[2] = { '\\', (char)c };
-			ct_buf_append(b, e, 2);
-			p++;
-		} else if (c < 0x20) {
-			char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-			ct_buf_append(b, e, 6);
-			p++;
-		} else if (c < 0x80) {
-			ct_buf_append(b, p, 1);
-			p++;
-		} else {
-			/* a well-formed UTF-8 sequence passes, anything else is replaced */
-			int n = ct_utf8_len(p);
-			int ok = n > 0;
-			if (ok) {
-				ct_buf_append(b, p, (size_t)n);
-				p += n;
-			} else {
-				ct_buf_append(b, "\\ufffd", 6);
-				p++;
-			}
-		}
-	}
-	ct_buf_append(b, "\"", 1);
-}
-
 static void ct_cr_quote_out(struct ct_cr *r, const char *s)
 {
 	struct ct_buf b = { 0 };
-	ct_json_quote(&b, s);
+	ct_json_quote(&b, s, 0);
 	ct_xout_write(&r->x->out, b.data, b.len);
 	ct_buf_free(&b);
 }
@@ -117,7 +82,7 @@ static const char *ct_cr_name(struct ct_cr *r, uint32_t func, uint32_t *len)
 	if (!r->names[func]) {
 		const struct ct_func *fn = ct_symbols_func(r->x->sym, func);
 		struct ct_buf b = { 0 };
-		ct_json_quote(&b, fn && fn->name ? fn->name : "?");
+		ct_json_quote(&b, fn && fn->name ? fn->name : "?", 0);
 		ct_buf_append(&b, "", 1);
 		r->names[func] = (char *)b.data;
 		r->name_len[func] = (uint32_t)(b.len - 1);
@@ -211,7 +176,7 @@ static void ct_cr_instant(struct ct_cr *r, uint64_t clock, const char *name)
 	uint64_t ns = ct_xns(r->x->t, clock);
 	static const char head[] = ",\n{\"ph\":\"i\",\"s\":\"t\",\"name\":";
 	ct_buf_append(&b, head, sizeof(head) - 1);
-	ct_json_quote(&b, name);
+	ct_json_quote(&b, name, 0);
 	ct_buf_append(&b, ",\"ts\":", sizeof(",\"ts\":") - 1);
 	ct_buf_append(&b, ts, (size_t)(ct_put_us((uint8_t *)ts, ns) - (uint8_t *)ts));
 	ct_buf_append(&b, r->ids, r->ids_len);
@@ -249,7 +214,7 @@ static void ct_cr_enter(void *ctx, const struct ct_call *c)
 	if (__builtin_expect(c->values != NULL, 0) &&
 	    ct_call_args_text(&r->values, c->values, args, sizeof(args))) {
 		ct_buf_append(&fr->vals, "\"args\":", 7);
-		ct_json_quote(&fr->vals, args);
+		ct_json_quote(&fr->vals, args, 0);
 	}
 }
 
@@ -262,7 +227,7 @@ static void ct_cr_returned(struct ct_cr *r, struct ct_cr_frame *fr, const struct
 	if (fr->vals.len)
 		ct_buf_append(&fr->vals, ",", 1);
 	ct_buf_append(&fr->vals, "\"returned\":", 11);
-	ct_json_quote(&fr->vals, ret);
+	ct_json_quote(&fr->vals, ret, 0);
 }
 
 static void ct_cr_exit(void *ctx, const struct ct_call *c)

@@ -12,11 +12,12 @@
  * Stacks are kept as a tree of (parent, function) nodes: memory grows with the
  * distinct stacks, not with the trace. Lines are written depth first,
  * siblings sorted by name. A ';' in a name becomes ':', a line break a space,
- * a byte that is not UTF-8 '?'.
+ * a byte that is not UTF-8 U+FFFD, as in the other formats (text.h).
  */
 #include <stdlib.h>
 
 #include "export_kit.h"
+#include "text.h"
 
 struct ct_fnode {
 	uint32_t func, parent, depth;
@@ -133,19 +134,16 @@ static const char *ct_fd_name(struct ct_fd *d, uint32_t func)
 	}
 	if (!d->names[func]) {
 		const struct ct_func *fn = ct_symbols_func(d->x->sym, func);
-		char *s = ct_strdup(fn && fn->name && *fn->name ? fn->name : "?");
-		unsigned char *p = (unsigned char *)s;
-		while (*p) {
-			int n = *p < 0x80 ? 1 : ct_utf8_len(p);
+		const char *name = fn && fn->name && *fn->name ? fn->name : "?";
+		struct ct_buf b = { 0 };
+		ct_utf8_append(&b, name, strlen(name) + 1); /* the NUL too */
+		for (uint8_t *p = b.data; *p; p++) {
 			if (*p == ';')
 				*p = ':';
 			else if (*p == '\n' || *p == '\r')
 				*p = ' ';
-			else if (!n)
-				*p = '?'; /* not UTF-8 */
-			p += n ? n : 1;
 		}
-		d->names[func] = s;
+		d->names[func] = (char *)b.data;
 	}
 	return d->names[func];
 }

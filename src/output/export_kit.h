@@ -69,19 +69,6 @@ static inline uint8_t *ct_put_u64(uint8_t *p, uint64_t v)
 	return p;
 }
 
-/* The length of the well-formed UTF-8 sequence at p (non-ASCII lead byte), or 0. */
-static inline int ct_utf8_len(const unsigned char *p)
-{
-	int n = p[0] >= 0xc2 && p[0] <= 0xdf   ? 2
-		: p[0] >= 0xe0 && p[0] <= 0xef ? 3
-		: p[0] >= 0xf0 && p[0] <= 0xf4 ? 4
-					       : 0;
-	for (int i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 /* Progress on stderr: "export: 42%", only on a terminal, only after a second. */
 struct ct_xprogress {
 	int enabled, shown, last;

@@ -67,6 +67,7 @@
 #include <stdlib.h>
 
 #include "export_kit.h"
+#include "text.h"
 #include "values.h"
 
 enum {
@@ -168,32 +169,12 @@ static void pb_put_bytes(struct pb_msg *m, unsigned field, const void *p, size_t
 /* A string field: protobuf strings are UTF-8, so a byte that is not becomes U+FFFD. */
 static void pb_put_text(struct pb_msg *m, unsigned field, const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-	size_t bad = 0;
-
-	while (p < end) {
-		int l = *p < 0x80 ? 1 : ct_utf8_len(p);
-		if (!l || p + l > end) {
-			bad++;
-			l = 1;
-		}
-		p += l;
-	}
-	if (!bad) {
+	if (ct_utf8_valid(s, n)) {
 		pb_put_bytes(m, field, s, n);
 		return;
 	}
 	struct ct_buf b = { 0 };
-	for (p = (const unsigned char *)s; p < end;) {
-		int l = *p < 0x80 ? 1 : ct_utf8_len(p);
-		if (!l || p + l > end) {
-			ct_buf_append(&b, "\xef\xbf\xbd", 3);
-			p++;
-		} else {
-			ct_buf_append(&b, p, (size_t)l);
-			p += l;
-		}
-	}
+	ct_utf8_append(&b, s, n);
 	pb_put_bytes(m, field, b.data, b.len);
 	ct_buf_free(&b);
 }

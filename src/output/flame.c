@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "flame.h"
+#include "text.h"
 #include "../util/util.h"
 
 #define CT_NONE UINT32_MAX
@@ -261,22 +262,6 @@ void ct_flame_free(struct ct_flame *fl)
 
 /* ---- the page ------------------------------------------------------------------- */
 
-/* A JSON string that can sit inside a <script> element: no '<', '>' or '&' as such. */
-static void ct_flame_json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void ct_flame_html_str(FILE *out, const char *s)
 {
 	for (; *s; s++) {
@@ -366,9 +351,9 @@ static void ct_flame_data(struct ct_flame *fl, FILE *out)
 	uint32_t *newidx = ct_malloc(fl->nnodes * sizeof(uint32_t) + 1);
 
 	fputs("{\"version\":1,\"title\":", out);
-	ct_flame_json_str(out, fl->title);
+	ct_json_fput(out, fl->title, CT_JSON_SCRIPT);
 	fputs(",\"command\":", out);
-	ct_flame_json_str(out, cmd ? cmd : "");
+	ct_json_fput(out, cmd ? cmd : "", CT_JSON_SCRIPT);
 	fprintf(out, ",\"nsPerTick\":%.17g,\"perThread\":%s,\"threads\":%u,\"lost\":%llu",
 		t->ns_per_tick, fl->per_thread ? "true" : "false", fl->nthreads,
 		(unsigned long long)fl->lost);
@@ -376,15 +361,15 @@ static void ct_flame_data(struct ct_flame *fl, FILE *out)
 	for (size_t i = 0; i < fl->nmods; i++) {
 		if (i)
 			fputc(',', out);
-		ct_flame_json_str(out, fl->mods[i]);
+		ct_json_fput(out, fl->mods[i], CT_JSON_SCRIPT);
 	}
 	fputs("],\n\"funcs\":[", out);
 	for (size_t i = 0; i < fl->nfns; i++) {
 		const struct ct_ffn *f = &fl->fns[i];
 		fputs(i ? ",\n[" : "\n[", out);
-		ct_flame_json_str(out, f->name);
+		ct_json_fput(out, f->name, CT_JSON_SCRIPT);
 		fprintf(out, ",%d,", f->module);
-		ct_flame_json_str(out, f->symbol ? f->symbol : "");
+		ct_json_fput(out, f->symbol ? f->symbol : "", CT_JSON_SCRIPT);
 		fputc(']', out);
 	}
 	fputs("],\n\"nodes\":[", out);

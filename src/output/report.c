@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "output.h"
+#include "text.h"
 #include "../analysis/walk.h"
 
 struct ct_fstat {
@@ -161,21 +162,6 @@ static uint32_t *ct_rows(const struct ct_stats *s, const struct ct_symbols *sym,
 	return rows;
 }
 
-static void ct_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void ct_csv_field(FILE *out, const char *s)
 {
 	fputc('"', out);
@@ -237,7 +223,7 @@ static void ct_print_json_symbols(struct ct_report *r, const struct ct_stats *s,
 	fputs(", \"symbols\": [", r->out);
 	for (uint32_t id = m->first[row]; id != UINT32_MAX; id = m->next[id]) {
 		fputs(id == m->first[row] ? "{\"symbol\": " : ", {\"symbol\": ", r->out);
-		ct_json_string(r->out, ct_symbols_func(r->sym, id)->symbol);
+		ct_json_fput(r->out, ct_symbols_func(r->sym, id)->symbol, 0);
 		fprintf(r->out, ", \"calls\": %llu}", (unsigned long long)s->sym_calls[id]);
 	}
 	fputc(']', r->out);
@@ -255,11 +241,11 @@ static void ct_print_json(struct ct_report *r, const struct ct_stats *s, const u
 		const struct ct_func *fn = ct_symbols_func(r->sym, rows[i]);
 		fputs(i ? ",\n  {" : "\n  {", out);
 		fputs("\"name\": ", out);
-		ct_json_string(out, fn->name);
+		ct_json_fput(out, fn->name, 0);
 		fputs(", \"symbol\": ", out);
-		ct_json_string(out, fn->symbol);
+		ct_json_fput(out, fn->symbol, 0);
 		fputs(", \"module\": ", out);
-		ct_json_string(out, fn->module);
+		ct_json_fput(out, fn->module, 0);
 		fprintf(out, ", \"kind\": \"%s\"", ct_kind_name(fn));
 		fprintf(out,
 			", \"calls\": %llu, \"total_ns\": %.0f, \"self_ns\": %.0f, \"avg_ns\": %.0f, "
@@ -523,7 +509,7 @@ int ct_report_diff(struct ct_trace *old_t, struct ct_symbols *old_sym, struct ct
 				ct_csv_field(out, rows[i].name);
 			} else {
 				fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
-				ct_json_string(out, rows[i].name);
+				ct_json_fput(out, rows[i].name, 0);
 			}
 			fprintf(out,
 				o->csv ? ",%llu,%llu,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n" :

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
 #include "values_int.h"
 
 void ct_vput(struct ct_vout *o, const char *s, size_t n)
@@ -164,25 +165,6 @@ void ct_vput_fp(struct ct_vout *o, const uint8_t *b, unsigned size)
 }
 
 /* ---- chars and strings ----------------------------------------------------------------- */
-
-/* The length of the valid UTF-8 sequence at s (2-4 bytes), or 0. */
-static size_t ct_utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len = s[0] >= 0xf0 && s[0] <= 0xf4  ? 4
-		     : s[0] >= 0xe0		   ? 3
-		     : s[0] >= 0xc2 && s[0] < 0xe0 ? 2
-						   : 0;
-	if (!len || len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* no overlong three- and four-byte forms, no surrogates, nothing past U+10FFFF */
-	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
-	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-		return 0;
-	return len;
-}
 
 /* One byte as C writes it in a literal quoted by quote. */
 void ct_vput_escaped(struct ct_vout *o, unsigned char ch, char quote)

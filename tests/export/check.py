@@ -481,9 +481,9 @@ SYNTH_CALLS = {(100, 'main'): 1, (100, 'a'): 1, (100, 'b'): 1, (100, 'c'): 1,
 SYNTH_INSTANTS = ['lost 7 events', 'x returned (entered before tracing)', 'SIGSEGV at a+0x10, address 0x0']
 SYNTH_FOLDED = {
     'folded': 'a 103\nmain 84\nmain;a 5\nmain;a;b 5\nmain;caf\u00e9::\u20ac 2\n'
-              'main;caf\u00e9::\u20ac;bad?? 4\nmain;weird:name "q"\\ 10\n',
+              'main;caf\u00e9::\u20ac;bad\ufffd\ufffd 4\nmain;weird:name "q"\\ 10\n',
     'calls': 'a 2\nmain 3\nmain;a 1\nmain;a;b 1\nmain;a;c 1\nmain;caf\u00e9::\u20ac 1\n'
-             'main;caf\u00e9::\u20ac;bad?? 1\nmain;weird:name "q"\\ 1\n',
+             'main;caf\u00e9::\u20ac;bad\ufffd\ufffd 1\nmain;weird:name "q"\\ 1\n',
 }
 
 
