@@ -3,7 +3,7 @@
  * libcalltrace-api.so: the calltrace API for a program running without
  * calltrace. Every function does nothing. Under calltrace the runtime
  * (libcalltrace.so, preloaded or linked) comes first in the symbol lookup
- * order and answers instead: see src/runtime/api.c.
+ * order and answers instead: see src/runtime/modes/api.c.
  */
 #include "../../include/calltrace.h"
 

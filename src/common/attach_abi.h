@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What calltrace attach calls in the process it attaches to: the runtime's
- * entry points (src/runtime/attach.c), which the tracer
+ * entry points (src/runtime/modes/attached.c), which the tracer
  * (src/ptrace/attach_rt.c) finds by name in libcalltrace.so.
  */
 #ifndef CT_ATTACH_ABI_H

@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "../runtime.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1u << 2)

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 
-#include "runtime.h"
-#include "shadow.h"
-#include "../../include/calltrace.h"
+#include "../runtime.h"
+#include "../shadow.h"
+#include "../../../include/calltrace.h"
 
 CT_HIDDEN int ct_paused_all;
 

@@ -23,13 +23,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "runtime.h"
-#include "shadow.h"
-#include "elfmap.h"
-#include "imports.h"
-#include "patching.h"
-#include "../arch/x86_64/relocate.h"
-#include "../common/attach_abi.h"
+#include "../runtime.h"
+#include "../shadow.h"
+#include "../elfmap.h"
+#include "../imports.h"
+#include "../patching.h"
+#include "../../arch/relocate.h"
+#include "../../common/attach_abi.h"
 
 #define CT_UNDO_MAX    CT_MOVED_MAX
 
