@@ -26,7 +26,7 @@
 #include "../runtime.h"
 #include "../shadow.h"
 #include "../elfmap.h"
-#include "../imports.h"
+#include "../methods/imports.h"
 #include "../patching.h"
 #include "../../arch/relocate.h"
 #include "../../common/attach_abi.h"

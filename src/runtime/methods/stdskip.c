@@ -16,9 +16,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "runtime.h"
-#include "elfmap.h"
-#include "stdskip.h"
+#include "../runtime.h"
+#include "../elfmap.h"
+#include "../stdskip.h"
 
 /* After _ZN: cv- and ref-qualifiers of a member function, then the scope. */
 static int ct_std_scope(const char *s)

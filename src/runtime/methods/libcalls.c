@@ -21,15 +21,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "runtime.h"
-#include "elfmap.h"
+#include "../runtime.h"
+#include "../elfmap.h"
 #include "imports.h"
-#include "patching.h"
-#include "select.h"
-#include "args/args.h"
-#include "../arch/x86_64/libcall.h"
-#include "../arch/x86_64/relocate.h"
-#include "../arch/x86_64/patch.h"
+#include "../patching.h"
+#include "../select.h"
+#include "../args/args.h"
+#include "../../arch/libcall.h"
+#include "../../arch/relocate.h"
+#include "../../arch/patch.h"
 
 void ct_patch_entry(void) CT_HIDDEN;
 

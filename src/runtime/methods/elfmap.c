@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime.h"
-#include "elfmap.h"
+#include "../runtime.h"
+#include "../elfmap.h"
 
 int ct_elf_map(const char *path, struct ct_elf_map *m)
 {

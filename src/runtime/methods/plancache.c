@@ -32,9 +32,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime.h"
-#include "elfmap.h"
-#include "plancache.h"
+#include "../runtime.h"
+#include "../elfmap.h"
+#include "../plancache.h"
 
 #define CT_PLAN_MAGIC	 "CTPLAN\0\1"
 #define CT_PLAN_MAX_FILE (64u << 20)

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime.h"
-#include "elfmap.h"
+#include "../runtime.h"
+#include "../elfmap.h"
 #include "imports.h"
-#include "../arch/x86_64/libcall.h"
+#include "../../arch/libcall.h"
 
 static int ct_import_order(const void *a, const void *b)
 {
