@@ -59,6 +59,15 @@ TOOL_SRCS := $(foreach d,$(TOOL_DIRS),$(wildcard $(d)/*.c)) src/runtime/select.c
 	$(ARCH_DIR)/relocate.c $(ARCH_DIR)/decode.c
 TOOL_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TOOL_SRCS))
 
+# flame's page is edited as HTML and compiled in as one C string: flame_page.c is
+# generated from it and committed, so a build needs no python; after an edit of the
+# HTML, make writes it again (tests/flame checks the committed one is current).
+PYTHON ?= python3
+src/output/flame_page.c: src/output/flame_page.html tests/flame/gen_page.py
+	@if command -v $(PYTHON) >/dev/null; then echo "$(PYTHON) tests/flame/gen_page.py"; \
+		$(PYTHON) tests/flame/gen_page.py; \
+	else echo "calltrace: $(PYTHON) is missing: $@ kept as it is, older than the HTML" >&2; fi
+
 # The runtime, loaded into traced programs: never instrumented, hidden symbols,
 # frame pointers so the hooks can read their caller's stack pointer, unwind tables
 # because C++ exceptions unwind through the runtime's __cxa_throw wrapper.
