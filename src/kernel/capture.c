@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "kernel_int.h"
-#include "../arch/x86_64/arch.h"
+#include "../arch/arch.h"
 #include "../common/pool.h"
 
 #define CT_KSCRATCH 4096u /* no record we read is longer */
