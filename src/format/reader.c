@@ -116,6 +116,15 @@ static int ct_add_symtab(struct ct_trace *t, const uint8_t *p, uint32_t len, uin
 	return 0;
 }
 
+/* record --kernel's system calls and off-CPU intervals (kernel_recs.c) */
+static int ct_add_kernel(struct ct_trace *t, const uint8_t *p, uint32_t len, uint16_t flags)
+{
+	struct ct_buf b = { 0 };
+	int r = ct_unpack(&b, p, len, flags) < 0 ? -1 : ct_kernel_recs_add(t, b.data, b.len);
+	ct_buf_free(&b);
+	return r;
+}
+
 static int ct_add_protos(struct ct_trace *t, const uint8_t *p, uint32_t len, uint16_t flags)
 {
 	struct ct_buf b = { 0 };
@@ -260,6 +269,8 @@ static int ct_add_block(struct ct_trace *t, const struct ct_block_header *h, con
 		u->path = ct_strndup((const char *)p + sizeof(u->rec), h->length - sizeof(u->rec));
 		return 0;
 	}
+	case CT_BLOCK_KERNEL:
+		return ct_add_kernel(t, p, h->length, h->flags);
 	case CT_BLOCK_END:
 		/* later versions append fields: take what is there, zero what is not */
 		if (h->length < offsetof(struct ct_end_rec, program_cpu_ns))
@@ -426,6 +437,7 @@ void ct_trace_close(struct ct_trace *t)
 	for (size_t i = 0; i < t->nprotos; i++)
 		ct_buf_free(&t->protos[i]);
 	free(t->protos);
+	free(t->krecs);
 	for (size_t i = 0; i < t->nthreads; i++)
 		free(t->threads[i].blocks);
 	ct_map_free(&t->thread_index);

@@ -84,6 +84,10 @@ struct ct_trace {
 	struct ct_map thread_index; /* snapshot, instance, tid -> index in threads */
 	double ns_per_tick;
 	uint64_t clock_origin;
+	struct ct_kernel_rec *krecs; /* record --kernel: every KERNEL record (kernel_recs.c) */
+	size_t nkrecs;
+	uint64_t klost; /* kernel events its ring buffers dropped */
+	int ksorted;	/* krecs sorted by tid, then time */
 };
 
 struct ct_untraced_info {
@@ -144,5 +148,10 @@ static inline int ct_stream_next(struct ct_stream *s, struct ct_event *ev)
 	}
 }
 void ct_stream_close(struct ct_stream *s);
+
+/* kernel_recs.c: a KERNEL payload's records added to t->krecs; -1 if it lies */
+int ct_kernel_recs_add(struct ct_trace *t, const uint8_t *p, size_t len);
+/* The records of thread tid in time order, *n of them (NULL if none). */
+const struct ct_kernel_rec *ct_trace_kernel(struct ct_trace *t, int32_t tid, size_t *n);
 
 #endif
