@@ -2,9 +2,8 @@
 /*
  * calltrace flame: calls merged by call stack, as a page that draws them.
  *
- * Every visible call lands in the node of its stack: the node of its caller's
- * stack plus its function, found in a hash map keyed by (parent node,
- * function). A node adds up the time of the calls at its position (total),
+ * Every visible call lands in the node of its stack (stacks.h): the node of
+ * its caller's stack plus its function. A node adds up the time of the calls at its position (total),
  * the part of it not spent in visible children (self) and their number, so
  * memory follows the number of distinct stacks, never the number of calls.
  * Under the root, threads are merged (one tree for the whole run) or, with
@@ -22,18 +21,11 @@
 #include <string.h>
 
 #include "flame.h"
+#include "stacks.h"
 #include "text.h"
 #include "../util/util.h"
 
 #define CT_NONE UINT32_MAX
-
-struct ct_fnode {
-	uint32_t parent; /* CT_NONE for the root */
-	uint32_t fn;	 /* index into fns */
-	uint64_t total;	 /* ticks of the calls at this stack position */
-	uint64_t self;	 /* the part of total not in visible children */
-	uint64_t calls;
-};
 
 struct ct_ffn {
 	char *name;
@@ -47,9 +39,7 @@ struct ct_flame {
 	int per_thread;
 	char *title;
 
-	struct ct_fnode *nodes;
-	size_t nnodes, capnodes;
-	struct ct_map kids; /* ((parent << 32) | fn) + 1 -> node */
+	struct ct_stacks tree; /* a node's func is an index into fns */
 
 	struct ct_ffn *fns;
 	size_t nfns, capfns;
@@ -121,29 +111,6 @@ static uint32_t ct_flame_fn(struct ct_flame *fl, uint32_t id)
 	return fl->fn_of[id] - 1;
 }
 
-static uint32_t ct_flame_new_node(struct ct_flame *fl, uint32_t parent, uint32_t fn)
-{
-	if (fl->nnodes == fl->capnodes) {
-		fl->capnodes = fl->capnodes ? fl->capnodes * 2 : 1024;
-		fl->nodes = ct_realloc(fl->nodes, fl->capnodes * sizeof(*fl->nodes));
-	}
-	struct ct_fnode *n = &fl->nodes[fl->nnodes];
-	memset(n, 0, sizeof(*n));
-	n->parent = parent;
-	n->fn = fn;
-	return (uint32_t)fl->nnodes++;
-}
-
-/* The node of fn called from parent, made on first sight. */
-static uint32_t ct_flame_child(struct ct_flame *fl, uint32_t parent, uint32_t fn)
-{
-	int added;
-	uint64_t *v = ct_map_put(&fl->kids, (((uint64_t)parent << 32) | fn) + 1, &added);
-	if (added)
-		*v = ct_flame_new_node(fl, parent, fn);
-	return (uint32_t)*v;
-}
-
 static void ct_flame_thread_begin(void *ctx, const struct ct_thread_info *th)
 {
 	struct ct_flame *fl = ctx;
@@ -163,7 +130,7 @@ static void ct_flame_thread_begin(void *ctx, const struct ct_thread_info *th)
 	else
 		label = ct_printf("thread %d (%s)", th->tid, exe ? exe : "?");
 	/* one node per thread record (instance, tid, snapshot): a label of its own */
-	fl->base = ct_flame_child(fl, 0, ct_flame_add_fn(fl, label, NULL, NULL));
+	fl->base = ct_stacks_child(&fl->tree, 0, ct_flame_add_fn(fl, label, NULL, NULL));
 	free(label);
 }
 
@@ -177,7 +144,7 @@ static void ct_flame_enter(void *ctx, const struct ct_call *c)
 		fl->capstack = fl->capstack ? fl->capstack * 2 : 256;
 		fl->stack = ct_realloc(fl->stack, fl->capstack * sizeof(*fl->stack));
 	}
-	fl->stack[d] = ct_flame_child(fl, parent, ct_flame_fn(fl, c->func));
+	fl->stack[d] = ct_stacks_child(&fl->tree, parent, ct_flame_fn(fl, c->func));
 	fl->sp = d + 1;
 }
 
@@ -192,17 +159,17 @@ static void ct_flame_exit(void *ctx, const struct ct_call *c)
 	 */
 	if (c->how == CT_CLOSE_NO_ENTRY || d >= fl->sp)
 		return;
-	struct ct_fnode *n = &fl->nodes[fl->stack[d]];
-	if (c->func >= fl->nfn_of || fl->fn_of[c->func] != n->fn + 1)
+	struct ct_stack_node *n = &fl->tree.nodes[fl->stack[d]];
+	if (c->func >= fl->nfn_of || fl->fn_of[c->func] != n->func + 1)
 		return;
 	uint64_t dur = c->exit_clock > c->enter_clock ? c->exit_clock - c->enter_clock : 0;
 	n->total += dur;
 	n->self += dur > c->child_ticks ? dur - c->child_ticks : 0;
 	n->calls++;
 	if (d == 0) {
-		fl->nodes[fl->base].total += dur;
+		fl->tree.nodes[fl->base].total += dur;
 		if (fl->base)
-			fl->nodes[0].total += dur;
+			fl->tree.nodes[0].total += dur;
 	}
 	fl->sp = d;
 }
@@ -231,8 +198,7 @@ struct ct_flame *ct_flame_build(struct ct_trace *t, struct ct_symbols *sym, stru
 	fl->sym = sym;
 	fl->per_thread = o->per_thread;
 	fl->title = ct_strdup(o->title ? o->title : cmd && *cmd ? cmd : "calltrace flame graph");
-	ct_map_init(&fl->kids, 1024);
-	ct_flame_new_node(fl, CT_NONE, ct_flame_add_fn(fl, "all", NULL, NULL));
+	ct_stacks_init(&fl->tree, ct_flame_add_fn(fl, "all", NULL, NULL));
 	*rc = ct_walk_run(w, &ct_flame_sink, fl) < 0 ? -1 : 0;
 	free(fl->stack);
 	fl->stack = NULL;
@@ -253,10 +219,9 @@ void ct_flame_free(struct ct_flame *fl)
 	free(fl->fns);
 	free(fl->mods);
 	free(fl->fn_of);
-	free(fl->nodes);
+	ct_stacks_free(&fl->tree);
 	free(fl->stack);
 	free(fl->title);
-	ct_map_free(&fl->kids);
 	free(fl);
 }
 
@@ -290,9 +255,9 @@ static void ct_flame_html_str(FILE *out, const char *s)
 static int ct_flame_sib_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct ct_flame *fl = ctx;
-	const struct ct_fnode *p = &fl->nodes[*(const uint32_t *)a];
-	const struct ct_fnode *q = &fl->nodes[*(const uint32_t *)b];
-	const struct ct_ffn *x = &fl->fns[p->fn], *y = &fl->fns[q->fn];
+	const struct ct_stack_node *p = &fl->tree.nodes[*(const uint32_t *)a];
+	const struct ct_stack_node *q = &fl->tree.nodes[*(const uint32_t *)b];
+	const struct ct_ffn *x = &fl->fns[p->func], *y = &fl->fns[q->func];
 
 	/* threads in the order they started, functions by name */
 	if (!(fl->per_thread && p->parent == 0)) {
@@ -302,53 +267,16 @@ static int ct_flame_sib_cmp(const void *a, const void *b, void *ctx)
 		if (x->module != y->module)
 			return x->module < y->module ? -1 : 1;
 	}
-	return p->fn < q->fn ? -1 : p->fn > q->fn;
-}
-
-/* The nodes in depth-first order, siblings sorted by name (order[i] is an old index). */
-static uint32_t *ct_flame_order(struct ct_flame *fl)
-{
-	size_t n = fl->nnodes;
-	/* the children of i are kids[first[i]] .. kids[first[i + 1] - 1] */
-	uint32_t *first = ct_calloc(n + 1, sizeof(uint32_t));
-	uint32_t *kids = ct_malloc(n * sizeof(uint32_t) + 1);
-	uint32_t *fill = ct_malloc(n * sizeof(uint32_t) + 1);
-	uint32_t *order = ct_malloc(n * sizeof(uint32_t) + 1);
-	uint32_t *stack = ct_malloc(n * sizeof(uint32_t) + 1);
-	size_t no = 0, sp = 0;
-
-	for (size_t i = 1; i < n; i++)
-		first[fl->nodes[i].parent + 1]++;
-	for (size_t i = 0; i < n; i++)
-		first[i + 1] += first[i];
-	memcpy(fill, first, n * sizeof(uint32_t));
-	for (size_t i = 1; i < n; i++)
-		kids[fill[fl->nodes[i].parent]++] = (uint32_t)i;
-	for (size_t i = 0; i < n; i++)
-		if (first[i + 1] - first[i] > 1)
-			qsort_r(kids + first[i], first[i + 1] - first[i], sizeof(uint32_t),
-				ct_flame_sib_cmp, fl);
-	/* pre-order: push children last-first so the first is visited first */
-	stack[sp++] = 0;
-	while (sp) {
-		uint32_t v = stack[--sp];
-		order[no++] = v;
-		for (uint32_t k = first[v + 1]; k > first[v]; k--)
-			stack[sp++] = kids[k - 1];
-	}
-	free(first);
-	free(kids);
-	free(fill);
-	free(stack);
-	return order;
+	return p->func < q->func ? -1 : p->func > q->func;
 }
 
 static void ct_flame_data(struct ct_flame *fl, FILE *out)
 {
 	const struct ct_trace *t = fl->t;
 	const char *cmd = ct_trace_meta(t, "command");
-	uint32_t *order = ct_flame_order(fl);
-	uint32_t *newidx = ct_malloc(fl->nnodes * sizeof(uint32_t) + 1);
+	/* depth first, siblings by name: order[i] is an old index */
+	uint32_t *order = ct_stacks_order(&fl->tree, ct_flame_sib_cmp, fl);
+	uint32_t *newidx = ct_malloc(fl->tree.nnodes * sizeof(uint32_t) + 1);
 
 	fputs("{\"version\":1,\"title\":", out);
 	ct_json_fput(out, fl->title, CT_JSON_SCRIPT);
@@ -373,13 +301,13 @@ static void ct_flame_data(struct ct_flame *fl, FILE *out)
 		fputc(']', out);
 	}
 	fputs("],\n\"nodes\":[", out);
-	for (size_t i = 0; i < fl->nnodes; i++)
+	for (size_t i = 0; i < fl->tree.nnodes; i++)
 		newidx[order[i]] = (uint32_t)i;
-	for (size_t i = 0; i < fl->nnodes; i++) {
-		const struct ct_fnode *n = &fl->nodes[order[i]];
-		long long parent = n->parent == CT_NONE ? -1 : (long long)newidx[n->parent];
+	for (size_t i = 0; i < fl->tree.nnodes; i++) {
+		const struct ct_stack_node *n = &fl->tree.nodes[order[i]];
+		long long parent = n->parent == CT_STACK_NONE ? -1 : (long long)newidx[n->parent];
 		fprintf(out, "%s%lld,%u,%llu,%llu,%llu", i ? (i % 8 ? "," : ",\n") : "\n", parent,
-			n->fn, (unsigned long long)n->total, (unsigned long long)n->self,
+			n->func, (unsigned long long)n->total, (unsigned long long)n->self,
 			(unsigned long long)n->calls);
 	}
 	fputs("]}", out);
