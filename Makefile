@@ -63,15 +63,6 @@ TOOL_SRCS := $(filter-out src/ptrace/%,$(TOOL_SRCS)) src/ptrace/unsupported.c
 endif
 TOOL_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TOOL_SRCS))
 
-# flame's page is edited as HTML and compiled in as one C string: flame_page.c is
-# generated from it and committed, so a build needs no python; after an edit of the
-# HTML, make writes it again (tests/flame checks the committed one is current).
-PYTHON ?= python3
-src/output/flame_page.c: src/output/flame_page.html tests/flame/gen_page.py
-	@if command -v $(PYTHON) >/dev/null; then echo "$(PYTHON) tests/flame/gen_page.py"; \
-		$(PYTHON) tests/flame/gen_page.py; \
-	else echo "calltrace: $(PYTHON) is missing: $@ kept as it is, older than the HTML" >&2; fi
-
 # The runtime, loaded into traced programs: never instrumented, hidden symbols,
 # frame pointers so the hooks can read their caller's stack pointer, unwind tables
 # because C++ exceptions unwind through the runtime's __cxa_throw wrapper.
@@ -123,6 +114,15 @@ $(BUILD)/calltrace-c++: $(BUILD)/calltrace-cc
 else
 wrappers:
 endif
+
+# flame's page is edited as HTML and compiled in as one C string: flame_page.c is
+# generated from it and committed, so a build needs no python; after an edit of the
+# HTML, make writes it again (tests/flame checks the committed one is current).
+PYTHON ?= python3
+src/output/flame_page.c: src/output/flame_page.html tests/flame/gen_page.py
+	@if command -v $(PYTHON) >/dev/null; then echo "$(PYTHON) tests/flame/gen_page.py"; \
+		$(PYTHON) tests/flame/gen_page.py; \
+	else echo "calltrace: $(PYTHON) is missing: $@ kept as it is, older than the HTML" >&2; fi
 
 $(BUILD)/calltrace: $(TOOL_OBJS)
 	$(CC) $(LDFLAGS) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(DECODER_LIBS) -lstdc++ -lm -ldl
