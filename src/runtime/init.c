@@ -25,6 +25,10 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "hotpath/hotpath.h"
+#include "methods/methods.h"
+#include "process/process.h"
+#include "modes/modes.h"
 #include "process/handoff.h"
 
 CT_HIDDEN struct ct_pool_ctl *ct_ctl;

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "../runtime.h"
 #include "../../common/proto.h"
 
 #define CT_MAX_CAPTURES	    4096 /* distinct captures; the index fits the trampoline head */
@@ -76,5 +77,8 @@ void ct_emit_enter_args(uintptr_t fn, uintptr_t sp, uint16_t ci, const uint64_t 
 void ct_emit_exit_retval(uintptr_t fn, uintptr_t sp, uint16_t ci, const uint64_t *regs) CT_HIDDEN;
 /* capture.c: the modules changed; where strings can be read directly (patching code only) */
 void ct_capture_note_modules(void) CT_HIDDEN;
+
+/* capture.c: field n (1-based, as proc(5) numbers them) of /proc/self/stat; 0 if unreadable */
+uint64_t ct_self_stat_field(int n) CT_HIDDEN;
 
 #endif

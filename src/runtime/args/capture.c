@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "../hotpath/hotpath.h"
 #include "args.h"
 
 extern void *__libc_stack_end;

@@ -13,6 +13,7 @@
  * caller's stack pointer from their own frame.
  */
 #include "../runtime.h"
+#include "hotpath.h"
 #include "../shadow.h"
 #include "../args/args.h"
 

@@ -8,6 +8,7 @@
  * crashed, it ended while dropping) the recorder writes for it.
  */
 #include "../runtime.h"
+#include "hotpath.h"
 
 static struct ct_lost_slot *ct_lost_slot(struct ct_thread *t)
 {

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "hotpath.h"
+#include "../process/process.h"
 
 /* Rings leave a few chunks free, for the names of processes and libraries. */
 #define CT_RING_RESERVE 4

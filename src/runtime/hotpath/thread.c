@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "hotpath.h"
+#include "../process/process.h"
 #include "../shadow.h"
 
 #define CT_NO_CHUNK 0

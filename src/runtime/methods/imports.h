@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../runtime.h"
+
 struct ct_elf_map;
 
 struct ct_import {

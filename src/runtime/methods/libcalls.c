@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "../process/process.h"
+#include "../modes/modes.h"
 #include "../elfmap.h"
 #include "imports.h"
 #include "../patching.h"

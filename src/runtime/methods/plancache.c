@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "../process/process.h"
 #include "../elfmap.h"
 #include "../plancache.h"
 

@@ -17,6 +17,7 @@
 
 
 #include "../runtime.h"
+#include "../hotpath/hotpath.h"
 #include "../shadow.h"
 #include "../../../include/calltrace.h"
 

@@ -24,6 +24,10 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "../hotpath/hotpath.h"
+#include "../methods/methods.h"
+#include "../process/process.h"
+#include "modes.h"
 #include "../shadow.h"
 #include "../elfmap.h"
 #include "../methods/imports.h"

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "modes.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1u << 2)

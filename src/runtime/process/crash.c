@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "process.h"
+#include "../modes/modes.h"
 
 static const int ct_fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS };
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "../methods/methods.h"
 
 typedef void *(*ct_dlopen_fn)(const char *, int);
 

@@ -15,6 +15,9 @@
 #include <setjmp.h>
 
 #include "../runtime.h"
+#include "../hotpath/hotpath.h"
+#include "../methods/methods.h"
+#include "process.h"
 #include "../shadow.h"
 
 typedef void (*ct_jump_fn)(struct __jmp_buf_tag *env, int val) __attribute__((noreturn));

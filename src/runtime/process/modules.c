@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "../hotpath/hotpath.h"
+#include "../methods/methods.h"
+#include "process.h"
 
 static _Atomic int ct_scanning;
 static unsigned long long ct_seen_adds;

@@ -39,6 +39,9 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "../hotpath/hotpath.h"
+#include "process.h"
+#include "../modes/modes.h"
 #include "handoff.h"
 
 typedef pid_t (*ct_fork_fn)(void);

@@ -36,6 +36,9 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "../hotpath/hotpath.h"
+#include "process.h"
+#include "../args/args.h"
 #include "handoff.h"
 
 typedef int (*ct_munmap_fn)(void *, size_t);

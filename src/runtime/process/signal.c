@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "../runtime.h"
+#include "../hotpath/hotpath.h"
+#include "process.h"
 #include "../shadow.h"
 
 typedef int (*ct_sigaction_fn)(int, const struct sigaction *, struct sigaction *);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "process.h"
 
 #define CT_MAX_THREADS 4096
 #define CT_PR_SET_NAME 15
