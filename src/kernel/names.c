@@ -79,12 +79,16 @@ static int ct_format_args(char *out, size_t len, uint32_t nr, const uint64_t *a)
 	case SYS_futex:
 		return snprintf(out, len, "uaddr=%#llx, op=%s, val=%d", (unsigned long long)a[0],
 				ct_futex_op(a[1]), (int)a[2]);
+#ifdef SYS_poll /* aarch64 has ppoll alone */
 	case SYS_poll:
 		return snprintf(out, len, "nfds=%llu, timeout=%d", (unsigned long long)a[1],
 				(int)a[2]);
+#endif
 	case SYS_ppoll:
 		return snprintf(out, len, "nfds=%llu", (unsigned long long)a[1]);
+#ifdef SYS_epoll_wait /* aarch64 has epoll_pwait alone */
 	case SYS_epoll_wait:
+#endif
 	case SYS_epoll_pwait:
 		return snprintf(out, len, "epfd=%d, maxevents=%d, timeout=%d", fd, (int)a[2],
 				(int)a[3]);
