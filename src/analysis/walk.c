@@ -667,3 +667,14 @@ int ct_walk_run(struct ct_walk *w, const struct ct_sink *sink, void *ctx)
 	ct_progress_end(&w->progress);
 	return rc;
 }
+
+/* The trace and the filters a walk goes by (kwalk.c, which walks through them). */
+struct ct_trace *ct_walk_trace(const struct ct_walk *w)
+{
+	return w->t;
+}
+
+const struct ct_filter *ct_walk_filter(const struct ct_walk *w)
+{
+	return &w->f;
+}

@@ -74,6 +74,7 @@ struct ct_filter {
 	double since_ns, until_ns; /* --since/--until, from the start; until 0 = no limit */
 	int no_std;	     /* --no-std: hide the C++ standard library and system headers' functions,
 			      * showing what they call (callbacks) in their place */
+	int no_kernel;	     /* --no-kernel: no system calls nor off-CPU intervals (kwalk.h) */
 };
 
 struct ct_walk;
@@ -92,6 +93,9 @@ int ct_walk_run(struct ct_walk *w, const struct ct_sink *sink, void *ctx);
 void ct_walk_progress(struct ct_walk *w, const char *what, int streams);
 /* Is this thread selected by --tid/--pid? */
 int ct_walk_selects(const struct ct_walk *w, const struct ct_thread_info *th);
+/* The trace and the filters it walks with. */
+struct ct_trace *ct_walk_trace(const struct ct_walk *w);
+const struct ct_filter *ct_walk_filter(const struct ct_walk *w);
 
 /*
  * One thread at a time, record by record, for those who read a trace while it

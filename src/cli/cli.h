@@ -129,7 +129,8 @@ int ct_privilege_check(const char *cmd, const char *path, int ptrace);
 	{ "since", required_argument, NULL, 1302 },                                                \
 	{ "until", required_argument, NULL, 1303 },                                                \
 	{ "no-std", no_argument, NULL, 1304 },                                                     \
-	{ "regex", no_argument, NULL, 1305 }
+	{ "regex", no_argument, NULL, 1305 },                                                     \
+	{ "no-kernel", no_argument, NULL, 1307 }
 /* clang-format on */
 
 #define CT_FILTER_HELP                                                                             \
@@ -143,7 +144,8 @@ int ct_privilege_check(const char *cmd, const char *path, int ptrace);
 	"                       start, or with a unit: 250ms)\n"                                    \
 	"      --no-std         hide the C++ standard library and functions declared in system\n"  \
 	"                       headers, showing what they call in their place\n"                  \
-	"      --regex          PATTERNs are extended regular expressions (default: globs)\n"
+	"      --regex          PATTERNs are extended regular expressions (default: globs)\n"     \
+	"      --no-kernel      without the system calls and off-CPU times of record --kernel\n"
 
 void ct_cli_filter_init(struct ct_cli_filter *cf);
 /* A filter option; 1 if it was one, -1 on a bad value (message printed). */

@@ -121,6 +121,9 @@ int ct_cli_filter_opt(const char *cmd, struct ct_cli_filter *cf, int c, const ch
 	case 1305:
 		cf->f.regex = 1;
 		return 1;
+	case 1307:
+		cf->f.no_kernel = 1;
+		return 1;
 	default:
 		return 0;
 	}

@@ -19,9 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_text.h"
 #include "out.h"
 #include "output.h"
 #include "values.h"
+#include "../analysis/kwalk.h"
 #include "../analysis/protomap.h"
 #include "../analysis/walk.h"
 
@@ -277,6 +279,22 @@ static void ct_replay_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 		ct_replay_untraced(r, ev->clock, depth);
 }
 
+/* record --kernel: a system call or an off-CPU interval, in the call that made it */
+static void ct_replay_kernel(void *ctx, const struct ct_kernel_rec *k, uint32_t depth)
+{
+	struct ct_replay *r = ctx;
+	char text[512];
+	ct_take_turn(r);
+	ct_flush_held(r);
+	ct_line_start(r, k->start, NULL);
+	ct_out_spaces(r->out_, 2 * depth);
+	ct_kernel_text(text, sizeof(text), k, r->t->ns_per_tick);
+	ct_out_str(r->out_, k->kind == CT_KREC_OFFCPU ? ct_c_yellow : ct_c_dim);
+	ct_out_str(r->out_, text);
+	ct_out_str(r->out_, ct_c_reset);
+	ct_out_char(r->out_, '\n');
+}
+
 void ct_process_origin(const struct ct_trace *t, const struct ct_process_info *p, char *buf,
 		       size_t len)
 {
@@ -411,7 +429,7 @@ int ct_replay(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FIL
 {
 	struct ct_replay_out *ro = ct_replay_out_new(t, sym, out, o, 0);
 	void *r = ct_replay_thread_new(ro); /* threads one after another: one part will do */
-	int rc = ct_walk_run(w, &ct_replay_sink, r);
+	int rc = ct_walk_run_kernel(w, &ct_replay_sink, r, ct_replay_kernel);
 	if (ct_replay_out_flush(ro) < 0)
 		rc = -1;
 	ct_replay_thread_free(ro, r);

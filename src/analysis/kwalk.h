@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record --kernel's system calls and off-CPU intervals placed in the tree: a
+ * sink that stands between the walker and a command's sink. Before it passes
+ * on each call it is given, it passes the thread's kernel records that came
+ * before, at the depth of the calls shown open then: a record made inside a
+ * call lands inside it. The filters treat a record like a call made there:
+ * -F (only under a match), -D (its depth), -t (its duration), --since and
+ * --until; a record under a call -N hides is shown in the nearest shown call.
+ */
+#ifndef CT_ANALYSIS_KWALK_H
+#define CT_ANALYSIS_KWALK_H
+
+#include "walk.h"
+
+typedef void (*ct_kernel_cb)(void *ctx, const struct ct_kernel_rec *r, uint32_t depth);
+
+struct ct_kwrap {
+	const struct ct_sink *inner;
+	void *ictx;
+	ct_kernel_cb kernel;
+	struct ct_trace *t;
+	struct ct_filter f;
+	double min_ticks;
+	const struct ct_kernel_rec *next, *end; /* the thread's records not passed yet */
+	uint32_t depth; /* where a record made now is shown */
+	uint32_t nopen; /* shown calls open */
+};
+
+extern const struct ct_sink ct_kwrap_sink;
+
+/*
+ * Set kw up to pass inner's calls and, through kernel, the trace's kernel
+ * records (f: the walk's filters). 0 if the trace has none or f->no_kernel:
+ * walk into inner directly.
+ */
+int ct_kwrap_init(struct ct_kwrap *kw, struct ct_trace *t, const struct ct_filter *f,
+		  const struct ct_sink *inner, void *ictx, ct_kernel_cb kernel);
+/* ct_walk_run through kw when the trace has kernel records, else into sink directly. */
+int ct_walk_run_kernel(struct ct_walk *w, const struct ct_sink *sink, void *ctx,
+		       ct_kernel_cb kernel);
+
+#endif

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A kernel record (record --kernel) as one line of text, the same in every
+ * output: "read(fd=3, count=4096) = 4096  [syscall 1.2 us]",
+ * "[off-cpu 49.8 ms: blocked in clock_nanosleep]".
+ */
+#include <stdio.h>
+
+#include "kernel_text.h"
+#include "../kernel/kernel.h"
+
+void ct_kernel_duration(char *buf, size_t len, double ns)
+{
+	if (ns >= 1e9)
+		snprintf(buf, len, "%.2f s", ns / 1e9);
+	else if (ns >= 1e6)
+		snprintf(buf, len, "%.1f ms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else
+		snprintf(buf, len, "%.0f ns", ns);
+}
+
+void ct_kernel_text(char *buf, size_t len, const struct ct_kernel_rec *r, double ns_per_tick)
+{
+	char what[256], ret[64], dur[32];
+	ct_kernel_duration(dur, sizeof(dur), (double)(r->end - r->start) * ns_per_tick);
+	if (r->kind == CT_KREC_OFFCPU) {
+		ct_offcpu_format(what, sizeof(what), r);
+		snprintf(buf, len, "[off-cpu %s: %s]", dur, what);
+		return;
+	}
+	ct_syscall_format(what, sizeof(what), r);
+	ct_syscall_format_ret(ret, sizeof(ret), r);
+	snprintf(buf, len, "%s = %s  [syscall %s]", what, ret, dur);
+}
+
+/* A record's name as a row or a frame: "read [syscall]", "[off-cpu: preempted]". */
+void ct_kernel_name(char *buf, size_t len, const struct ct_kernel_rec *r)
+{
+	char what[128];
+	if (r->kind == CT_KREC_OFFCPU) {
+		ct_offcpu_format(what, sizeof(what), r);
+		snprintf(buf, len, "[off-cpu: %s]", what);
+		return;
+	}
+	const char *name = ct_syscall_name(r->nr);
+	if (name)
+		snprintf(buf, len, "%s [syscall]", name);
+	else
+		snprintf(buf, len, "syscall_%u [syscall]", r->nr);
+}
