@@ -45,7 +45,7 @@ if [ "${1:-}" = --aarch64 ] && [ "$(uname -m)" != aarch64 ]; then
 	[ -d /usr/aarch64-linux-gnu/lib ] || need="$need libc6-dev-arm64-cross"
 	command -v qemu-aarch64-static >/dev/null 2>&1 || need="$need qemu-user-static"
 	command -v update-binfmts >/dev/null 2>&1 || need="$need binfmt-support"
-	for p in libdw-dev libelf-dev libzstd-dev libcapstone-dev; do
+	for p in libdw-dev libelf-dev libzstd-dev libcapstone-dev libstdc++6; do
 		dpkg -s "$p:arm64" >/dev/null 2>&1 || arm64_libs="$arm64_libs $p:arm64"
 	done
 fi
