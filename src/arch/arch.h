@@ -3,10 +3,18 @@
 #ifndef CT_ARCH_SELECT_ARCH_H
 #define CT_ARCH_SELECT_ARCH_H
 
+/*
+ * CT_ARCH_NAME: what a trace's META "arch" says (docs/FORMAT.md); CT_ARCH_CLOCK_NAME:
+ * its "clock" when the hot path reads the architecture's counter.
+ */
 #if defined(__aarch64__)
 #include "aarch64/arch.h"
+#define CT_ARCH_NAME	   "aarch64"
+#define CT_ARCH_CLOCK_NAME "cntvct"
 #elif defined(__x86_64__)
 #include "x86_64/arch.h"
+#define CT_ARCH_NAME	   "x86_64"
+#define CT_ARCH_CLOCK_NAME "tsc"
 #else
 #error "calltrace: unsupported architecture (x86_64 and aarch64 are)"
 #endif
