@@ -158,6 +158,8 @@ uint32_t ct_pick_clock(void)
 	if (f)
 		fclose(f);
 	return ok ? CT_CLOCK_TSC : CT_CLOCK_MONOTONIC;
+#elif defined(__aarch64__)
+	return CT_CLOCK_TSC; /* cntvct_el0: constant rate, the same on every CPU (Armv8 requires it) */
 #else
 	return CT_CLOCK_MONOTONIC;
 #endif

@@ -61,6 +61,9 @@ static double ct_estimate_hz(uint32_t clock)
 {
 	if (clock != CT_CLOCK_TSC)
 		return 1e9;
+#if defined(__aarch64__)
+	return (double)ct_arch_clock_hz(); /* the counter says its rate */
+#endif
 	struct ct_clock_sample a = ct_sample(clock);
 	struct timespec ts = { 0, 2000000 };
 	nanosleep(&ts, NULL);
@@ -103,7 +106,8 @@ static void ct_write_meta(struct ct_writer *w, const struct ct_record_opts *o, u
 		ct_meta_add(&b, "started", "standalone");
 	else if (o->attach_pid)
 		ct_meta_add(&b, "started", "attach");
-	ct_meta_add(&b, "clock", clock == CT_CLOCK_TSC ? "tsc" : "monotonic");
+	ct_meta_add(&b, "arch", CT_ARCH_NAME); /* readers take a trace without it as x86_64 */
+	ct_meta_add(&b, "clock", clock == CT_CLOCK_TSC ? CT_ARCH_CLOCK_NAME : "monotonic");
 	snprintf(tmp, sizeof(tmp), "%.0f", ct_estimate_hz(clock));
 	ct_meta_add(&b, "clock_hz", tmp);
 	if (getcwd(tmp, sizeof(tmp)))
