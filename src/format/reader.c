@@ -465,6 +465,12 @@ const char *ct_trace_meta(const struct ct_trace *t, const char *key)
 	return NULL;
 }
 
+const char *ct_trace_arch(const struct ct_trace *t)
+{
+	const char *v = ct_trace_meta(t, "arch");
+	return v && *v ? v : "x86_64";
+}
+
 const struct ct_process_info *ct_trace_process(const struct ct_trace *t, uint32_t instance)
 {
 	for (size_t i = 0; i < t->nprocs; i++)

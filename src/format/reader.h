@@ -105,6 +105,8 @@ struct ct_trace *ct_trace_open(const char *path, char *err, size_t errlen);
 int ct_trace_follow(struct ct_trace *t, char *err, size_t errlen);
 void ct_trace_close(struct ct_trace *t);
 const char *ct_trace_meta(const struct ct_trace *t, const char *key);
+/* The architecture the program ran on (META arch): "x86_64" for traces from before it was said. */
+const char *ct_trace_arch(const struct ct_trace *t);
 const struct ct_process_info *ct_trace_process(const struct ct_trace *t, uint32_t instance);
 /* The thread's last name (pthread_setname_np, prctl), or NULL if it was never named. */
 const char *ct_trace_thread_name(const struct ct_trace *t, const struct ct_thread_info *th);

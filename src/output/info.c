@@ -241,6 +241,7 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 	ct_fmt_size(a, sizeof(a), t->size);
 	fprintf(out, "trace:      %s (%s, format %u)\n", t->path, a, t->version);
 	fprintf(out, "command:    %s\n", (v = ct_trace_meta(t, "command")) ? v : "?");
+	fprintf(out, "arch:       %s\n", ct_trace_arch(t));
 	ct_info_time(out, t);
 	fprintf(out, "method:     %s", (v = ct_trace_meta(t, "method")) ? v : "?");
 	if ((v = ct_trace_meta(t, "mode")) && !strcmp(v, "ring")) {
@@ -274,6 +275,8 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 	fprintf(out, "clock:      %s", v ? v : "?");
 	if (v && !strcmp(v, "tsc"))
 		fprintf(out, " (%.3f GHz)", 1.0 / t->ns_per_tick);
+	else if (v && !strcmp(v, "cntvct")) /* aarch64's counter: tens of MHz to 1 GHz */
+		fprintf(out, " (%.3f MHz)", 1e3 / t->ns_per_tick);
 	fputc('\n', out);
 	const char *started = ct_trace_meta(t, "started");
 	int attached = started && !strcmp(started, "attach");
