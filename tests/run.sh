@@ -50,7 +50,8 @@ T_SUITE=${T_SUITE:-600} # seconds a sub-suite may take before it is stopped as h
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 PY=${PY:-python3}
 export ROOT OUT PY
-# the runtime's patch plans (src/runtime/plancache.c) go under the run's output, not ~/.cache
+# the runtime's patch plans (src/runtime/methods/plancache.c) go under the run's output,
+# not ~/.cache
 export XDG_CACHE_HOME=$OUT/cache
 
 passed=0 failed=0 skipped=0

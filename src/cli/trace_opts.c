@@ -58,7 +58,7 @@ int ct_trace_opt(const char *cmd, int c, const char *arg)
 	case 1452:
 		setenv("CALLTRACE_CALLSITES", "1", 1);
 		return 0;
-	case 1453: /* the runtime's plan cache (src/runtime/plancache.c) */
+	case 1453: /* the runtime's plan cache (src/runtime/methods/plancache.c) */
 		setenv("CALLTRACE_NO_CACHE", "1", 1);
 		return 0;
 	case 1450:

@@ -9,7 +9,7 @@
 
 #include "../symbols/protos.h"
 
-/* The plugin's one entry point, looked up with dlsym by the runtime (src/runtime/args.c). */
+/* The plugin's one entry point, looked up with dlsym by the runtime (src/runtime/args/args.c). */
 int calltrace_dwarf_protos(const char *path,
 			   void (*cb)(void *ctx, uint64_t addr, const char *name, const char *proto),
 			   void *ctx);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Records of the ptrace method, written into the pool as the runtime writes
- * them (src/runtime/thread.c), one chunk per traced thread: the collector,
- * the format and every reader cannot tell who wrote them.
+ * them (src/runtime/hotpath/thread.c), one chunk per traced thread: the
+ * collector, the format and every reader cannot tell who wrote them.
  */
 #include <errno.h>
 #include <linux/futex.h>
