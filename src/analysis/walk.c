@@ -14,81 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "inherit.h"
-#include "progress.h"
 #include "protomap.h"
-#include "walk.h"
+#include "walk_int.h"
 #include "../common/names.h"
-
-enum ct_vis { CT_SHOWN, CT_PENDING, CT_ELIDED, CT_DROPPED };
-
-/* What a function is to the filters, computed once per function. */
-#define CT_F_KNOWN 1u
-#define CT_F_ONLY  2u /* matches -F */
-#define CT_F_HIDE  4u /* matches -N */
-#define CT_F_STD   8u /* standard library or system header */
-
-struct ct_wframe {
-	uint32_t func;
-	uint8_t vis;
-	uint8_t in_scope;     /* under a -F match (always, without -F) */
-	uint8_t shown_child;  /* some visible call was shown under it */
-	uint32_t depth;	      /* as shown, if shown */
-	uint32_t child_depth; /* where what it calls is shown */
-	uint64_t enter_clock;
-	uint64_t child_ticks; /* time in visible children */
-	struct ct_buf args;   /* PENDING: the payload of its captured arguments */
-	const char *proto;    /* and its prototype */
-	size_t proto_len;
-};
-
-struct ct_walk {
-	struct ct_trace *t;
-	struct ct_symbols *sym;
-	struct ct_filter f;
-	regex_t *only_re, *hide_re;
-	size_t nonly, nhide;
-	uint8_t *fclass;
-	size_t nfclass;
-	double min_ticks;
-	int plain; /* no filter at all: every call is shown as it is */
-	struct ct_inherit *inherit; /* forked children's inherited calls, made when needed */
-	struct ct_protomap *protos; /* prototypes of the captured functions */
-	size_t nprotos_seen;	    /* the trace's PROTOS blocks when it was made */
-	int captures;		    /* the trace has captured values: look for them */
-	struct ct_progress progress;
-};
-
-/* One thread being walked: its builder and what each open call is to the filters. */
-struct ct_walker {
-	struct ct_walk *w;
-	const struct ct_thread_info *th;
-	const struct ct_sink *sink;
-	void *ctx;
-	struct ct_builder b;
-	struct ct_wframe *stack;
-	uint32_t cap;
-	uint32_t npending; /* PENDING frames on the stack */
-	uint32_t *fcache;  /* function ids of the current block's table */
-	uint32_t fcache_len, fcache_block;
-	uint64_t next_unload; /* names cached before a dlclose are not good after it */
-	/*
-	 * A call event is held until the next record, which may carry what
-	 * it was given or returned (CT_EXT_ARGS, CT_EXT_RETVAL).
-	 */
-	struct ct_event held;
-	uint32_t held_block, held_nfuncs;
-	int holding;
-	const struct ct_event *cur; /* the call event being built, if its values came */
-	struct ct_call_values values;
-	struct ct_captured captured;
-	/*
-	 * The payload captured points into: a copy, because in a block an extended
-	 * record's payload has any alignment and the decoded values are read as u64.
-	 */
-	struct ct_buf captured_payload;
-};
 
 static size_t ct_count(const char **v)
 {
@@ -249,8 +180,8 @@ static void ct_give_pending_enter(struct ct_walker *tw, struct ct_wframe *f)
 	struct ct_call c = { .func = f->func, .depth = f->depth, .enter_clock = f->enter_clock };
 	struct ct_captured args;
 	struct ct_call_values v = { f->proto, f->proto_len, &args, NULL };
-	if (f->args.len && ct_captured_decode((const uint64_t *)f->args.data, f->args.len / 8,
-					      &args) == 0)
+	if (f->args.len &&
+	    ct_captured_decode((const uint64_t *)f->args.data, f->args.len / 8, &args) == 0)
 		c.values = &v;
 	tw->sink->enter(tw->ctx, &c);
 }
@@ -287,7 +218,7 @@ static int ct_in_window(const struct ct_walk *w, uint64_t clock)
 	return ns >= w->f.since_ns && (!w->f.until_ns || ns < w->f.until_ns);
 }
 
-static void ct_walk_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
+void ct_walk_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 {
 	struct ct_walker *tw = ctx;
 	struct ct_walk *w = tw->w;
@@ -344,8 +275,8 @@ static void ct_walk_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 	f->child_depth = f->vis == CT_SHOWN || f->vis == CT_PENDING ? f->depth + 1 : f->depth;
 }
 
-static void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_t exit_clock,
-			 uint64_t ticks, enum ct_close how)
+void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_t exit_clock,
+		  uint64_t ticks, enum ct_close how)
 {
 	struct ct_walker *tw = ctx;
 	struct ct_walk *w = tw->w;
@@ -359,8 +290,11 @@ static void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_
 		    (w->nonly && !(p && p->in_scope) && !(cls & CT_F_ONLY)))
 			return;
 		ct_flush_pending(tw, depth);
-		struct ct_call c = { .func = func, .depth = p ? p->child_depth : 0,
-				     .enter_clock = exit_clock, .exit_clock = exit_clock, .how = how };
+		struct ct_call c = { .func = func,
+				     .depth = p ? p->child_depth : 0,
+				     .enter_clock = exit_clock,
+				     .exit_clock = exit_clock,
+				     .how = how };
 		c.values = tw->cur ? ct_values_of(tw, bf, CT_EV_EXIT) : NULL;
 		tw->sink->exit(tw->ctx, &c);
 		return;
@@ -390,8 +324,8 @@ static void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_
 	c.before_attach = (int)bf->before_attach;
 	c.values = tw->cur && how == CT_CLOSE_RETURN ? ct_values_of(tw, bf, CT_EV_EXIT) : NULL;
 	tw->sink->exit(tw->ctx, &c);
-	struct ct_wframe *p = w->plain ? (depth ? &tw->stack[depth - 1] : NULL) :
-					 ct_visible_parent(tw, depth);
+	struct ct_wframe *p =
+		w->plain ? (depth ? &tw->stack[depth - 1] : NULL) : ct_visible_parent(tw, depth);
 	if (p) {
 		p->child_ticks += ticks;
 		p->shown_child = 1;
@@ -399,7 +333,7 @@ static void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_
 }
 
 /* The extended records worth showing where they happened. */
-static int ct_shown_ext(uint32_t type)
+int ct_shown_ext(uint32_t type)
 {
 	switch (type) {
 	case CT_EXT_LOST:
@@ -418,7 +352,7 @@ static int ct_shown_ext(uint32_t type)
 	}
 }
 
-static void ct_walk_ext(void *ctx, const struct ct_event *ev, uint32_t depth)
+void ct_walk_ext(void *ctx, const struct ct_event *ev, uint32_t depth)
 {
 	struct ct_walker *tw = ctx;
 	if (!ct_shown_ext(ev->ext_type) || !tw->sink->mark)
@@ -443,8 +377,8 @@ static const struct ct_builder_ops ct_walk_ops = {
 	.user_of = ct_walk_user_of,
 };
 
-static uint32_t ct_walker_func_slow(struct ct_walker *tw, uint32_t block,
-				    const struct ct_event *ev, uint32_t nfuncs)
+uint32_t ct_walker_func_slow(struct ct_walker *tw, uint32_t block, const struct ct_event *ev,
+			     uint32_t nfuncs)
 {
 	if (tw->fcache_block != block) {
 		tw->fcache_block = block;
@@ -461,21 +395,32 @@ static uint32_t ct_walker_func_slow(struct ct_walker *tw, uint32_t block,
 }
 
 /* Past a dlclose: the names the block's table was given may have changed. */
-static void ct_walker_passed_unload(struct ct_walker *tw, uint64_t clock)
+void ct_walker_passed_unload(struct ct_walker *tw, uint64_t clock)
 {
 	tw->fcache_block = UINT32_MAX;
 	tw->next_unload = ct_symbols_next_unload(tw->w->sym, tw->th->instance, clock);
 }
 
-/* The function id of a record, through the block's table: one lookup per function per block. */
-static inline uint32_t ct_walker_func(struct ct_walker *tw, uint32_t block,
-				      const struct ct_event *ev, uint32_t nfuncs)
+int64_t ct_walk_forked(struct ct_walk *w, const struct ct_thread_info *th, struct ct_frame **frames,
+		       struct ct_event *ev, struct ct_ext_fork *from)
 {
-	if (__builtin_expect(ev->clock >= tw->next_unload, 0))
-		ct_walker_passed_unload(tw, ev->clock);
-	if (__builtin_expect(tw->fcache_block == block && tw->fcache[ev->fidx] != UINT32_MAX, 1))
-		return tw->fcache[ev->fidx];
-	return ct_walker_func_slow(tw, block, ev, nfuncs);
+	const struct ct_process_info *self = ct_trace_process(w->t, th->instance), *parent;
+	const struct ct_frame *open;
+
+	if (!self || !(self->rec.flags & CT_PROC_FORKED) || th->tid != th->pid)
+		return -1;
+	if (!w->inherit)
+		w->inherit = ct_inherit_new(w->t);
+	uint32_t n = ct_inherited(w->inherit, th, &open, &parent, 0);
+	*frames = ct_malloc((n + 1) * sizeof(**frames));
+	memcpy(*frames, open, n * sizeof(**frames));
+	*from = (struct ct_ext_fork){ .child_pid = parent ? parent->rec.pid : self->rec.ppid };
+	*ev = (struct ct_event){ .clock = self->rec.fork_clock,
+				 .kind = CT_EV_EXT,
+				 .ext_type = CT_EXT_FORKED_FROM,
+				 .ext = (const uint8_t *)from,
+				 .ext_len = sizeof(*from) };
+	return n;
 }
 
 /*
@@ -484,36 +429,23 @@ static inline uint32_t ct_walker_func(struct ct_walker *tw, uint32_t block,
  */
 static void ct_walker_inherit(struct ct_walker *tw)
 {
-	struct ct_walk *w = tw->w;
-	const struct ct_trace *t = w->t;
-	const struct ct_process_info *self = ct_trace_process(t, tw->th->instance), *parent;
-	const struct ct_frame *frames;
+	struct ct_frame *frames;
+	struct ct_event ev;
+	struct ct_ext_fork from;
+	int64_t n = ct_walk_forked(tw->w, tw->th, &frames, &ev, &from);
 
-	if (!self || !(self->rec.flags & CT_PROC_FORKED) || tw->th->tid != tw->th->pid)
+	if (n < 0)
 		return;
-	if (!w->inherit)
-		w->inherit = ct_inherit_new(w->t);
-	uint32_t n = ct_inherited(w->inherit, tw->th, &frames, &parent, 0);
-	struct ct_frame *copy = ct_malloc((n + 1) * sizeof(*copy));
-	for (uint32_t i = 0; i < n; i++) {
-		copy[i] = frames[i];
-		copy[i].user = ct_symbols_lookup(w->sym, tw->th->instance, frames[i].addr,
-						 frames[i].enter_clock);
-	}
-	ct_builder_seed(&tw->b, copy, n);
-	free(copy);
-
-	struct ct_ext_fork from = { .child_pid = parent ? parent->rec.pid : self->rec.ppid };
-	struct ct_event ev = { .clock = self->rec.fork_clock,
-			       .kind = CT_EV_EXT,
-			       .ext_type = CT_EXT_FORKED_FROM,
-			       .ext = (const uint8_t *)&from,
-			       .ext_len = sizeof(from) };
+	for (int64_t i = 0; i < n; i++)
+		frames[i].user = ct_symbols_lookup(tw->w->sym, tw->th->instance, frames[i].addr,
+						   frames[i].enter_clock);
+	ct_builder_seed(&tw->b, frames, (uint32_t)n);
+	free(frames);
 	ct_builder_event(&tw->b, &ev);
 }
 
-struct ct_walker *ct_walker_new(struct ct_walk *w, const struct ct_thread_info *th,
-				const struct ct_sink *sink, void *ctx)
+struct ct_walker *ct_walker_create(struct ct_walk *w, const struct ct_thread_info *th,
+				   const struct ct_sink *sink, void *ctx)
 {
 	struct ct_walker *tw = ct_calloc(1, sizeof(*tw));
 	tw->w = w;
@@ -525,6 +457,13 @@ struct ct_walker *ct_walker_new(struct ct_walk *w, const struct ct_thread_info *
 	ct_builder_init(&tw->b, &ct_walk_ops, tw);
 	if (sink->thread_begin)
 		sink->thread_begin(ctx, th);
+	return tw;
+}
+
+struct ct_walker *ct_walker_new(struct ct_walk *w, const struct ct_thread_info *th,
+				const struct ct_sink *sink, void *ctx)
+{
+	struct ct_walker *tw = ct_walker_create(w, th, sink, ctx);
 	ct_walker_inherit(tw);
 	return tw;
 }
@@ -560,19 +499,22 @@ static const char *ct_proto_of_call(struct ct_walk *w, uint32_t instance, uint64
 	return NULL;
 }
 
-/* Does ev carry the values of the held call? Then they are ready in tw->values. */
-static int ct_values_for_held(struct ct_walker *tw, const struct ct_event *ev)
+int ct_values_match(const struct ct_event *held, const struct ct_event *ev, struct ct_buf *payload,
+		    struct ct_captured *captured)
 {
-	const struct ct_event *h = &tw->held;
-	uint16_t want = h->kind == CT_EV_ENTER ? CT_EXT_ARGS : CT_EXT_RETVAL;
+	uint16_t want = held->kind == CT_EV_ENTER ? CT_EXT_ARGS : CT_EXT_RETVAL;
 	if (ev->kind != CT_EV_EXT || ev->ext_type != want || (ev->ext_len & 7))
 		return 0;
-	tw->captured_payload.len = 0;
-	ct_buf_append(&tw->captured_payload, ev->ext, ev->ext_len);
-	if (ct_captured_decode((const uint64_t *)tw->captured_payload.data, ev->ext_len / 8,
-			       &tw->captured) < 0 ||
-	    tw->captured.sp_tag != (uint32_t)h->sp)
-		return 0;
+	payload->len = 0;
+	ct_buf_append(payload, ev->ext, ev->ext_len);
+	return ct_captured_decode((const uint64_t *)payload->data, ev->ext_len / 8, captured) ==
+		       0 &&
+	       captured->sp_tag == (uint32_t)held->sp;
+}
+
+void ct_walker_values_ready(struct ct_walker *tw)
+{
+	const struct ct_event *h = &tw->held;
 	struct ct_walk *w = tw->w;
 	if (w->t->nprotos && (!w->protos || w->t->nprotos != w->nprotos_seen)) {
 		ct_protomap_free(w->protos); /* a growing trace (live) told more */
@@ -580,8 +522,16 @@ static int ct_values_for_held(struct ct_walker *tw, const struct ct_event *ev)
 		w->nprotos_seen = w->t->nprotos;
 	}
 	tw->values.proto = ct_proto_of_call(w, tw->th->instance, h->addr, &tw->values.proto_len);
-	tw->values.args = want == CT_EXT_ARGS ? &tw->captured : NULL;
-	tw->values.ret = want == CT_EXT_RETVAL ? &tw->captured : NULL;
+	tw->values.args = h->kind == CT_EV_ENTER ? &tw->captured : NULL;
+	tw->values.ret = h->kind == CT_EV_ENTER ? NULL : &tw->captured;
+}
+
+/* Does ev carry the values of the held call? Then they are ready in tw->values. */
+static int ct_values_for_held(struct ct_walker *tw, const struct ct_event *ev)
+{
+	if (!ct_values_match(&tw->held, ev, &tw->captured_payload, &tw->captured))
+		return 0;
+	ct_walker_values_ready(tw);
 	return 1;
 }
 
@@ -616,6 +566,11 @@ void ct_walker_end(struct ct_walker *tw)
 		ct_walker_feed(tw, &tw->held, tw->held_block, tw->held_nfuncs);
 	}
 	ct_builder_finish(&tw->b);
+	ct_walker_close(tw);
+}
+
+void ct_walker_close(struct ct_walker *tw)
+{
 	if (tw->sink->thread_end)
 		tw->sink->thread_end(tw->ctx, tw->th);
 	ct_builder_free(&tw->b);
@@ -651,6 +606,19 @@ void ct_walk_progress(struct ct_walk *w, const char *what, int streams)
 	w->progress.streams = streams;
 }
 
+/*
+ * How many threads read: --jobs, or the online cores for a trace long enough
+ * to gain (starting threads costs less than a millisecond; below some 100,000
+ * records the whole read does too).
+ */
+static unsigned ct_walk_jobs(const struct ct_walk *w, uint64_t total)
+{
+	if (w->f.jobs)
+		return w->f.jobs;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	return total >= CT_WALK_PARALLEL_MIN && cores > 1 ? (unsigned)ct_min(cores, 64) : 1;
+}
+
 int ct_walk_run(struct ct_walk *w, const struct ct_sink *sink, void *ctx)
 {
 	int rc = 0;
@@ -659,6 +627,12 @@ int ct_walk_run(struct ct_walk *w, const struct ct_sink *sink, void *ctx)
 		if (ct_walk_selects(w, &w->t->threads[i]))
 			total += w->t->threads[i].nrecords;
 	ct_progress_begin(&w->progress, total);
+	unsigned jobs = ct_walk_jobs(w, total);
+	if (jobs > 1 && (rc = ct_walk_run_parallel(w, sink, ctx, jobs)) <= 0) {
+		ct_progress_end(&w->progress);
+		return rc;
+	}
+	rc = 0;
 	for (size_t i = 0; i < w->t->nthreads; i++) {
 		const struct ct_thread_info *th = &w->t->threads[i];
 		if (ct_walk_selects(w, th) && ct_walk_thread(w, th, sink, ctx) < 0)

@@ -75,6 +75,7 @@ struct ct_filter {
 	int no_std;	     /* --no-std: hide the C++ standard library and system headers' functions,
 			      * showing what they call (callbacks) in their place */
 	int no_kernel;	     /* --no-kernel: no system calls nor off-CPU intervals (kwalk.h) */
+	unsigned jobs;	     /* --jobs: threads that read (0: the online cores, for a long trace) */
 };
 
 struct ct_walk;
@@ -83,7 +84,13 @@ struct ct_walk;
 struct ct_walk *ct_walk_new(struct ct_trace *t, struct ct_symbols *sym, const struct ct_filter *f,
 			    char *err, size_t errlen);
 void ct_walk_free(struct ct_walk *w);
-/* Walk every selected thread into sink; -1 if the trace could not be read. */
+/*
+ * Walk every selected thread into sink; -1 if the trace could not be read.
+ * With several jobs, worker threads decode the records and build the calls
+ * ahead (several traced threads at once) while this thread filters them and
+ * calls sink: the calls are the same, in the same order, and sink is only ever
+ * called from here.
+ */
 int ct_walk_run(struct ct_walk *w, const struct ct_sink *sink, void *ctx);
 /*
  * Have ct_walk_run show a progress line on stderr when it is a terminal and

@@ -53,7 +53,8 @@ struct ct_read_opts {
 /*
  * The filter options every command that walks calls shares (replay, report,
  * export, flame, live): -F -N -D -t --tid --pid --since --until --no-std
- * --regex. Long-only option values are 1300..1399.
+ * --regex, and --jobs (how many threads read). Long-only option values are
+ * 1300..1399.
  */
 struct ct_cli_filter {
 	struct ct_filter f;
@@ -130,6 +131,7 @@ int ct_privilege_check(const char *cmd, const char *path, int ptrace);
 	{ "until", required_argument, NULL, 1303 },                                                \
 	{ "no-std", no_argument, NULL, 1304 },                                                     \
 	{ "regex", no_argument, NULL, 1305 },                                                     \
+	{ "jobs", required_argument, NULL, 1306 },                                                \
 	{ "no-kernel", no_argument, NULL, 1307 }
 /* clang-format on */
 
@@ -145,6 +147,8 @@ int ct_privilege_check(const char *cmd, const char *path, int ptrace);
 	"      --no-std         hide the C++ standard library and functions declared in system\n"  \
 	"                       headers, showing what they call in their place\n"                  \
 	"      --regex          PATTERNs are extended regular expressions (default: globs)\n"     \
+	"      --jobs=N         read on N threads (default: the online cores; the output is\n"    \
+	"                       the same)\n"                                                    \
 	"      --no-kernel      without the system calls and off-CPU times of record --kernel\n"
 
 void ct_cli_filter_init(struct ct_cli_filter *cf);

@@ -124,6 +124,16 @@ int ct_cli_filter_opt(const char *cmd, struct ct_cli_filter *cf, int c, const ch
 	case 1307:
 		cf->f.no_kernel = 1;
 		return 1;
+	case 1306: {
+		long n = strtol(arg, &end, 10);
+		if (*end || end == arg || n < 1 || n > 256) {
+			ct_error("%s: --jobs takes a number of threads from 1 to 256, not '%s'", cmd,
+				 arg);
+			return -1;
+		}
+		cf->f.jobs = (unsigned)n;
+		return 1;
+	}
 	default:
 		return 0;
 	}
