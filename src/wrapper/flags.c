@@ -109,6 +109,18 @@ static void add_fentry(struct strv *out, const struct cmdline *cl, const struct 
 	}
 }
 
+/*
+ * Nops at each entry for the call the runtime writes (src/arch/<arch>/patch.h):
+ * 5 bytes on x86-64 (call rel32), two instructions on aarch64 ("mov x9, x30;
+ * bl", as the Linux kernel's ftrace). The wrapper serves the compilers of the
+ * machine it is built for.
+ */
+#if defined(__aarch64__)
+#define CT_PATCHABLE_FLAG "-fpatchable-function-entry=2,0"
+#else
+#define CT_PATCHABLE_FLAG "-fpatchable-function-entry=5,0"
+#endif
+
 void add_flags(struct strv *out, const struct wopts *o, const struct cmdline *cl, const char *path,
 	       const char *argv0)
 {
@@ -126,8 +138,8 @@ void add_flags(struct strv *out, const struct wopts *o, const struct cmdline *cl
 		add_fentry(out, cl, &p);
 		break;
 	case CT_PATCHABLE:
-		/* 5 bytes of nops at the entry, none before it */
-		strv_push(out, "-fpatchable-function-entry=5,0");
+		/* room for the runtime's call at the entry, none before it */
+		strv_push(out, CT_PATCHABLE_FLAG);
 		break;
 	}
 }
