@@ -24,9 +24,11 @@ static const char ct_report_help[] =
 	"usage: calltrace report [options]\n\n"
 	"Per-function statistics: calls, total time (a recursive function's counted once),\n"
 	"self time, and the average, minimum and maximum of single calls.\n\n"
-	"  -s, --sort=KEY       total (default), self, calls, avg, max or name\n"
+	"  -s, --sort=KEY       total (default), self, calls, avg, max, name or offcpu\n"
 	"      --json           an array of objects: name, symbol, module, calls, total_ns,\n"
-	"                       self_ns, avg_ns, min_ns, max_ns\n"
+	"                       self_ns, avg_ns, min_ns, max_ns (and with record --kernel:\n"
+	"                       oncpu_ns, offcpu_ns, oncpu_self_ns, offcpu_self_ns)\n"
+	"      --syscalls       with record --kernel: a row per system call too\n"
 	"      --csv            the same columns, comma-separated, with a header line\n"
 	"      --per-thread     one table per thread\n"
 	"      --diff=OLD       compare with the trace OLD: calls and times side by side,\n"
@@ -151,7 +153,8 @@ int ct_cmd_replay(int argc, char **argv)
 
 static int ct_report_opt(void *ctx, int c, const char *arg)
 {
-	static const char *const keys[] = { "total", "self", "calls", "avg", "max", "name" };
+	static const char *const keys[] = { "total", "self", "calls", "avg", "max", "name",
+					    "offcpu" };
 	struct ct_report_opts *o = ctx;
 
 	switch (c) {
@@ -167,6 +170,9 @@ static int ct_report_opt(void *ctx, int c, const char *arg)
 	case 1203:
 		o->diff = arg;
 		return 0;
+	case 1204:
+		o->syscalls = 1;
+		return 0;
 	default:
 		break;
 	}
@@ -176,7 +182,8 @@ static int ct_report_opt(void *ctx, int c, const char *arg)
 			return 0;
 		}
 	}
-	ct_error("report: --sort takes total, self, calls, avg, max or name, not '%s'", arg);
+	ct_error("report: --sort takes total, self, calls, avg, max, name or offcpu, not '%s'",
+		 arg);
 	return -1;
 }
 
@@ -187,6 +194,7 @@ int ct_cmd_report(int argc, char **argv)
 						  { "csv", no_argument, NULL, 1201 },
 						  { "per-thread", no_argument, NULL, 1202 },
 						  { "diff", required_argument, NULL, 1203 },
+						  { "syscalls", no_argument, NULL, 1204 },
 						  CT_FILTER_LONGOPTS,
 						  CT_READ_LONGOPTS,
 						  { 0 } };

@@ -70,13 +70,15 @@ void ct_replay_thread_free(struct ct_replay_out *ro, void *thread);
 int ct_replay_out_flush(struct ct_replay_out *ro);
 void ct_replay_out_free(struct ct_replay_out *ro);
 
-enum ct_sort { CT_SORT_TOTAL, CT_SORT_SELF, CT_SORT_CALLS, CT_SORT_AVG, CT_SORT_MAX, CT_SORT_NAME };
+enum ct_sort { CT_SORT_TOTAL, CT_SORT_SELF, CT_SORT_CALLS, CT_SORT_AVG, CT_SORT_MAX, CT_SORT_NAME,
+	       CT_SORT_OFFCPU };
 
 struct ct_report_opts {
 	enum ct_sort sort;
 	int json, csv;
 	int per_thread;
 	const char *diff; /* --diff OLD: the trace to compare with */
+	int syscalls;	  /* --syscalls: a row per system call (record --kernel) */
 };
 
 int ct_report(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FILE *out,

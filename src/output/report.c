@@ -9,17 +9,25 @@
  * A call still running when its thread's records end counts in calls, total
  * and self, with the time it was seen running. Self time is a call's time
  * less the time of the calls shown under it.
+ *
+ * With record --kernel, off-CPU time too: a call's (the intervals its thread
+ * was off the CPU while it ran, counted once for a recursive function, like
+ * total) and its own (those not under a call shown under it); on-CPU is total
+ * less off-CPU. --syscalls adds a row per system call (report_kernel.c).
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "output.h"
+#include "report_kernel.h"
 #include "text.h"
+#include "../analysis/kwalk.h"
 #include "../analysis/walk.h"
 
 struct ct_fstat {
 	uint64_t calls, finished;
 	uint64_t total, self, sum, min, max; /* in clock ticks */
+	uint64_t off_total, off_self;	     /* off the CPU (record --kernel) */
 	uint32_t active;		     /* calls of it open now */
 };
 
@@ -38,6 +46,8 @@ struct ct_report {
 	const struct ct_report_opts *o;
 	struct ct_trace *t;
 	struct ct_symbols *sym;
+	int kernel; /* off-CPU columns: the trace has kernel records, shown */
+	struct ct_report_kernel k;
 };
 
 static struct ct_fstat *ct_stat_grow(struct ct_stats *s, uint32_t id)
@@ -103,6 +113,8 @@ static void ct_stats_exit(struct ct_stats *s, const struct ct_symbols *sym, cons
 static void ct_report_enter(void *ctx, const struct ct_call *c)
 {
 	struct ct_report *r = ctx;
+	if (r->kernel)
+		ct_rk_enter(&r->k, ct_symbols_func(r->sym, c->func)->row);
 	ct_stats_enter(&r->all, r->sym, c);
 	if (r->per_thread)
 		ct_stats_enter(&r->thread, r->sym, c);
@@ -114,6 +126,38 @@ static void ct_report_exit(void *ctx, const struct ct_call *c)
 	ct_stats_exit(&r->all, r->sym, c);
 	if (r->per_thread)
 		ct_stats_exit(&r->thread, r->sym, c);
+	if (r->kernel && c->how != CT_CLOSE_NO_ENTRY) {
+		uint32_t row = ct_symbols_func(r->sym, c->func)->row;
+		uint64_t off = ct_rk_exit(&r->k);
+		if (!r->all.st[row].active) /* the outermost call of a recursion */
+			r->all.st[row].off_total += off;
+		if (r->per_thread && !r->thread.st[row].active)
+			r->thread.st[row].off_total += off;
+	}
+}
+
+/* record --kernel: an off-CPU interval is its innermost open call's own */
+static void ct_report_kernel(void *ctx, const struct ct_kernel_rec *k, uint32_t depth)
+{
+	struct ct_report *r = ctx;
+	(void)depth;
+	uint32_t row;
+	uint64_t off = ct_rk_record(&r->k, k, &row);
+	if (!off)
+		return;
+	ct_stat_for(&r->all, row)->off_self += off;
+	if (r->per_thread)
+		ct_stat_for(&r->thread, row)->off_self += off;
+}
+
+static uint64_t ct_oncpu(const struct ct_fstat *s)
+{
+	return s->total > s->off_total ? s->total - s->off_total : 0;
+}
+
+static uint64_t ct_oncpu_self(const struct ct_fstat *s)
+{
+	return s->self > s->off_self ? s->self - s->off_self : 0;
 }
 
 static double ct_avg(const struct ct_fstat *s)
@@ -133,6 +177,7 @@ static double ct_key_of(const struct ct_fstat *s)
 	case CT_SORT_CALLS: return (double)s->calls;
 	case CT_SORT_AVG: return ct_avg(s);
 	case CT_SORT_MAX: return (double)s->max;
+	case CT_SORT_OFFCPU: return (double)s->off_total;
 	default: return 0;
 	}
 }
@@ -252,10 +297,18 @@ static void ct_print_json(struct ct_report *r, const struct ct_stats *s, const u
 			"\"min_ns\": %.0f, \"max_ns\": %.0f",
 			(unsigned long long)f->calls, (double)f->total * k, (double)f->self * k,
 			ct_avg(f) * k, (double)f->min * k, (double)f->max * k);
+		if (r->kernel)
+			fprintf(out,
+				", \"oncpu_ns\": %.0f, \"offcpu_ns\": %.0f, \"oncpu_self_ns\": %.0f, "
+				"\"offcpu_self_ns\": %.0f",
+				(double)ct_oncpu(f) * k, (double)f->off_total * k,
+				(double)ct_oncpu_self(f) * k, (double)f->off_self * k);
 		ct_print_json_symbols(r, s, &m, rows[i]);
 		fputc('}', out);
 	}
-	fputs(n ? "\n]\n" : "]\n", out);
+	if (r->o->syscalls && s == &r->all)
+		ct_rk_print_json(&r->k, out, k, n);
+	fputs(n || (r->o->syscalls && r->k.nsys) ? "\n]\n" : "]\n", out);
 	ct_members_free(&m);
 }
 
@@ -264,7 +317,10 @@ static void ct_print_csv(struct ct_report *r, const struct ct_stats *s, const ui
 {
 	FILE *out = r->out;
 	if (header)
-		fputs("name,symbol,module,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,kind\n", out);
+		fputs(r->kernel ? "name,symbol,module,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,kind,"
+				  "oncpu_ns,offcpu_ns\n" :
+				  "name,symbol,module,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,kind\n",
+		      out);
 	for (size_t i = 0; i < n; i++) {
 		const struct ct_fstat *f = &s->st[rows[i]];
 		const struct ct_func *fn = ct_symbols_func(r->sym, rows[i]);
@@ -273,9 +329,12 @@ static void ct_print_csv(struct ct_report *r, const struct ct_stats *s, const ui
 		ct_csv_field(out, fn->symbol);
 		fputc(',', out);
 		ct_csv_field(out, fn->module);
-		fprintf(out, ",%llu,%.0f,%.0f,%.0f,%.0f,%.0f,%s\n", (unsigned long long)f->calls,
+		fprintf(out, ",%llu,%.0f,%.0f,%.0f,%.0f,%.0f,%s", (unsigned long long)f->calls,
 			(double)f->total * k, (double)f->self * k, ct_avg(f) * k, (double)f->min * k,
 			(double)f->max * k, ct_kind_name(fn));
+		if (r->kernel)
+			fprintf(out, ",%.0f,%.0f", (double)ct_oncpu(f) * k, (double)f->off_total * k);
+		fputc('\n', out);
 	}
 }
 
@@ -301,10 +360,12 @@ static void ct_print_table(struct ct_report *r, const struct ct_stats *s, const 
 				fputc('\n', out);
 			fprintf(out,
 				"%s  Total time   Self time       Calls     Average     Minimum     "
-				"Maximum  %s%s\n",
-				ct_c_bold, functions ? "Function" : "Not a function", ct_c_reset);
+				"Maximum  %s%s%s\n",
+				ct_c_bold, r->kernel ? "    On-CPU     Off-CPU  " : "",
+				functions ? "Function" : "Not a function", ct_c_reset);
 			fprintf(out, "  ==========  ==========  ==========  ==========  ==========  "
-				     "==========  %s\n",
+				     "==========  %s%s\n",
+				r->kernel ? "==========  ==========  " : "",
 				functions ? "========" : "==============");
 		}
 		if (!fn)
@@ -315,8 +376,14 @@ static void ct_print_table(struct ct_report *r, const struct ct_stats *s, const 
 		ct_fmt_duration(c[3], sizeof(c[3]), ct_avg(f) * k);
 		ct_fmt_duration(c[4], sizeof(c[4]), (double)f->min * k);
 		ct_fmt_duration(c[5], sizeof(c[5]), (double)f->max * k);
-		fprintf(out, "  %s  %s  %10llu  %s  %s  %s  %s\n", c[0], c[1],
-			(unsigned long long)f->calls, c[3], c[4], c[5], fn->name);
+		fprintf(out, "  %s  %s  %10llu  %s  %s  %s  ", c[0], c[1],
+			(unsigned long long)f->calls, c[3], c[4], c[5]);
+		if (r->kernel) {
+			ct_fmt_duration(c[0], sizeof(c[0]), (double)ct_oncpu(f) * k);
+			ct_fmt_duration(c[1], sizeof(c[1]), (double)f->off_total * k);
+			fprintf(out, "%s  %s  ", c[0], c[1]);
+		}
+		fprintf(out, "%s\n", fn->name);
 	}
 }
 
@@ -325,6 +392,8 @@ static void ct_print_text(struct ct_report *r, const struct ct_stats *s, const u
 {
 	ct_print_table(r, s, rows, n, k, 1);
 	ct_print_table(r, s, rows, n, k, 0);
+	if (r->o->syscalls && s == &r->all)
+		ct_rk_print_text(&r->k, r->out, k);
 }
 
 static void ct_print(struct ct_report *r, const struct ct_stats *s, int first)
@@ -345,6 +414,7 @@ static void ct_report_thread_begin(void *ctx, const struct ct_thread_info *th)
 {
 	struct ct_report *r = ctx;
 	(void)th;
+	r->k.depth = 0;
 	if (r->per_thread && r->thread.nst) /* none yet before the first thread: st is NULL */
 		memset(r->thread.st, 0, r->thread.nst * sizeof(*r->thread.st));
 	if (r->per_thread && r->thread.nsym)
@@ -396,9 +466,10 @@ int ct_report(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FIL
 {
 	struct ct_report r = { .out = out, .o = o, .t = t, .sym = sym, .per_thread = o->per_thread };
 
+	r.kernel = t->nkrecs && !ct_walk_filter(w)->no_kernel;
 	if (o->per_thread && o->json)
 		fputs("[\n", out); /* one array per thread, in an array */
-	int rc = ct_walk_run(w, &ct_report_sink, &r);
+	int rc = ct_walk_run_kernel(w, &ct_report_sink, &r, ct_report_kernel);
 	if (!o->per_thread)
 		ct_print(&r, &r.all, 1);
 	else if (o->json)
@@ -408,6 +479,7 @@ int ct_report(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FIL
 	free(r.thread.st);
 	free(r.all.sym_calls);
 	free(r.thread.sym_calls);
+	ct_rk_free(&r.k);
 	return rc;
 }
 
