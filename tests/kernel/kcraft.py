@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""KERNEL blocks (record --kernel) that lie, appended to a good trace, for
+tests/kernel: each must be refused in one line (exit 2) or read.
+
+    kcraft.py NAME GOOD OUT     NAME: count, recsize, recsize-huge, lying-records,
+                                zstd-huge, short
+"""
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'lib'))
+import craft  # noqa: E402
+
+KERNEL = 13
+HDR = struct.Struct('<IIQ')  # rec_size count lost
+REC = struct.Struct('<QQiiHHIq4Q')  # start end pid tid kind cause nr ret args[4]
+
+
+def rec(start, end, tid, kind=1, cause=0, nr=39):
+    return REC.pack(start, end, tid, tid, kind, cause, nr, 0, 0, 0, 0, 0)
+
+
+def payload(name):
+    if name == 'count':  # more records than the block holds
+        return HDR.pack(REC.size, 0xffffffff, 0) + rec(1, 2, 1)
+    if name == 'recsize':  # records smaller than the reader knows
+        return HDR.pack(8, 1, 0) + b'\0' * 8
+    if name == 'recsize-huge':  # count x size wraps 32 bits
+        return HDR.pack(0x80000000, 2, 0)
+    if name == 'short':
+        return b'\1\2\3'
+    if name == 'lying-records':  # read: what lies is dropped or harmless
+        recs = [rec(10, 5, 1), rec(1, 2, 0), rec(1, 2, 1, kind=99),
+                rec(0, 2**64 - 1, 1), rec(2**64 - 2, 2**64 - 1, 2**31 - 1, nr=0xffffffff),
+                rec(5, 6, 1, kind=2, cause=77, nr=2**32 - 1)]
+        return HDR.pack(REC.size, len(recs), 2**64 - 1) + b''.join(recs)
+    sys.exit('kcraft.py: unknown attack ' + name)
+
+
+def main(argv):
+    name, good, out = argv[1], argv[2], argv[3]
+    data = open(good, 'rb').read()
+    if name == 'zstd-huge':  # says it inflates to 1 GiB
+        raw = HDR.pack(REC.size, 1, 0) + rec(1, 2, 1)
+        blk = craft.block(KERNEL, craft.ZSTD,
+                          struct.pack('<I', 1 << 30) + craft.zstd(raw))
+    else:
+        blk = craft.block(KERNEL, 0, payload(name))
+    open(out, 'wb').write(data + blk)
+
+
+if __name__ == '__main__':
+    main(sys.argv)

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What tests/kernel records with --kernel: one mode per check, each in a
+ * function of its own so the tree shows where the kernel's side falls.
+ *
+ *   sleep     sleeper(): 4 x 50 ms nanosleep
+ *   spin      spinner(): 100 ms on the CPU, no system call
+ *   mutex     waiter() blocks in pthread_mutex_lock while holder() keeps it 100 ms
+ *   pipe      pipe_reader() reads 3 x 4096 bytes a child writes 20 ms apart
+ *   fork      forked_child() in a child, then an exec of this program ("exec")
+ *   threads   4 threads each in thread_work(): 10 getppid() and a 10 ms sleep
+ *   getppid N getppid_loop(): N getppid() (the cost of --kernel per system call)
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+NOINLINE void sleeper(void)
+{
+	for (int i = 0; i < 4; i++)
+		nap_ms(50);
+}
+
+static inline __attribute__((always_inline)) double now_s(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts); /* CLOCK_MONOTONIC: the vDSO, no system call */
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Prints "spin WALL_MS CPU_MS": what the kernel says it ran, to check the off-CPU time. */
+NOINLINE void spinner(void)
+{
+	volatile unsigned long n = 0;
+	double cpu0 = now_s(CLOCK_THREAD_CPUTIME_ID), start = now_s(CLOCK_MONOTONIC);
+	double now = start;
+	while ((now = now_s(CLOCK_MONOTONIC)) < start + 0.1)
+		n++;
+	double cpu = now_s(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	printf("spin %.3f %.3f\n", (now - start) * 1e3, cpu * 1e3);
+}
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t held;
+
+NOINLINE void waiter(void)
+{
+	pthread_mutex_lock(&lock);
+	pthread_mutex_unlock(&lock);
+}
+
+static void *holder(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	pthread_barrier_wait(&held);
+	nap_ms(100);
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+static void mutex_mode(void)
+{
+	pthread_t t;
+	pthread_barrier_init(&held, NULL, 2);
+	pthread_create(&t, NULL, holder, NULL);
+	pthread_barrier_wait(&held);
+	waiter();
+	pthread_join(t, NULL);
+}
+
+NOINLINE long pipe_reader(int fd)
+{
+	char buf[4096];
+	long total = 0;
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		total += n;
+	return total;
+}
+
+static void pipe_mode(void)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		exit(1);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char buf[4096];
+		memset(buf, 'x', sizeof(buf));
+		close(p[0]);
+		for (int i = 0; i < 3; i++) {
+			nap_ms(20);
+			if (write(p[1], buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	printf("read %ld\n", pipe_reader(p[0]));
+	waitpid(pid, NULL, 0);
+}
+
+NOINLINE void forked_child(void)
+{
+	for (int i = 0; i < 5; i++)
+		getppid();
+	nap_ms(10);
+}
+
+NOINLINE void exec_child(void)
+{
+	for (int i = 0; i < 3; i++)
+		getppid();
+}
+
+static void fork_mode(const char *self)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		forked_child();
+		execl(self, self, "exec", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, NULL, 0);
+}
+
+NOINLINE void thread_work(void)
+{
+	for (int i = 0; i < 10; i++)
+		getppid();
+	nap_ms(10);
+}
+
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	thread_work();
+	return NULL;
+}
+
+static void threads_mode(void)
+{
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, thread_main, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+}
+
+NOINLINE void getppid_loop(long n)
+{
+	for (long i = 0; i < n; i++)
+		getppid();
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "sleep";
+	if (!strcmp(mode, "sleep"))
+		sleeper();
+	else if (!strcmp(mode, "spin"))
+		spinner();
+	else if (!strcmp(mode, "mutex"))
+		mutex_mode();
+	else if (!strcmp(mode, "pipe"))
+		pipe_mode();
+	else if (!strcmp(mode, "fork"))
+		fork_mode(argv[0]);
+	else if (!strcmp(mode, "exec"))
+		exec_child();
+	else if (!strcmp(mode, "threads"))
+		threads_mode();
+	else if (!strcmp(mode, "getppid"))
+		getppid_loop(argc > 2 ? atol(argv[2]) : 1000000);
+	else
+		return 2;
+	return 0;
+}

@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# record --kernel (issue 24): system calls and off-CPU intervals in the tree.
+# Alone (as root: perf_event_open on tracepoints):
+#
+#   BUILD=build tests/kernel/run.sh
+#
+# Environment: BUILD, CALLTRACE (or CT), TEST_OUT (or OUT), PY, as for run.sh.
+# tests/kernel/kprog.c, one mode per check (tests/kernel/ktree.py reads replay):
+#   sleep/*     4 x 50 ms nanosleep in sleeper(): its 4 clock_nanosleep calls
+#               inside it, >= 180 ms off the CPU inside it
+#   spin/*      100 ms on the CPU in spinner(): < 10% of it blocked; the off-CPU
+#               time recorded is what the kernel says (wall - thread CPU time,
+#               the program's own measure)
+#   mutex       waiter() blocked in pthread_mutex_lock while another thread
+#               holds the lock 100 ms: >= 50 ms off the CPU in futex inside it
+#   pipe        read(fd, count=4096) = 4096 three times in pipe_reader(), then 0
+#   fork, exec  the forked child's getppid() calls in forked_child(), the exec'd
+#               image's in exec_child()
+#   threads     4 threads x 10 getppid() in thread_work()
+#   clock       2,000 getppid() all inside getppid_loop(), none outside: the
+#               kernel's times are on the trace's clock
+#   filters/*   --no-kernel hides them, -D hides them below the depth, -t the
+#               short ones, report --no-kernel has no kernel columns' worth
+#   report/*    oncpu/offcpu per function (text and --json), --sort offcpu,
+#               --syscalls rows
+#   unprivileged  as nobody (perf_event_paranoid 2): one line says what is
+#               missing, exit 0, the calls are recorded
+#   hostile/*   KERNEL blocks that lie: refused in one line (exit 2) or read
+#   old-trace   a version 2 trace (no KERNEL block) still reads
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+HERE=$ROOT/tests/kernel
+BUILD=${BUILD:-build}
+case $BUILD in
+/*) B=$BUILD ;;
+*) B=$ROOT/$BUILD ;;
+esac
+CT=${CT:-${CALLTRACE:-$B/calltrace}}
+PY=${PY:-python3}
+OUT=${TEST_OUT:-${OUT:-$B/tests}}/kernel
+T=60
+
+. "$ROOT/tests/lib/suite.sh"
+suite kernel
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+cd "$OUT" || exit 1
+if ! [ -x "$CT" ]; then
+	bad tool "no calltrace at $CT (run make)"
+	finish
+fi
+if ! gcc -O1 -g -pthread -o kprog "$HERE/kprog.c" 2>cc.err; then
+	bad build "kprog.c does not build" cc.err
+	finish
+fi
+if [ "$(id -u)" != 0 ]; then
+	bad root "these checks record the kernel's side: run them as root"
+	finish
+fi
+
+# rec NAME MODE [ARGS]: record --kernel, replay into NAME.txt (no colour)
+rec() {
+	local name=$1
+	shift
+	timeout -k 5 $T "$CT" record --kernel -o "$name.data" ./kprog "$@" >"$name.out" \
+		2>"$name.err"
+	echo $? >"$name.status"
+	timeout -k 5 $T "$CT" replay -i "$name.data" --color=never >"$name.txt" 2>"$name.rerr"
+}
+tree() { "$PY" "$HERE/ktree.py" "$@"; }
+# recorded NAME: the record and the replay went well, nothing on stderr
+recorded() {
+	[ "$(cat "$1.status")" = 0 ] && ! [ -s "$1.err" ] && [ -s "$1.txt" ]
+}
+
+rec sleep sleep
+if ! recorded sleep; then
+	bad sleep/record "record --kernel failed or said something" sleep.err
+else
+	n=$(tree count sleep.txt sleeper '^clock_nanosleep\(.*\) = 0  \[syscall ')
+	[ "$n" = 4 ] && ok sleep/nanosleep-inside ||
+		bad sleep/nanosleep-inside "$n clock_nanosleep calls in sleeper(), not 4" sleep.txt
+	read -r off total < <(tree offcpu sleep.txt sleeper)
+	awk -v o="$off" 'BEGIN { exit !(o >= 180) }' && ok sleep/offcpu ||
+		bad sleep/offcpu "sleeper() off the CPU $off ms of $total, not >= 180" sleep.txt
+	n=$(tree count sleep.txt sleeper 'off-cpu .*: blocked in clock_nanosleep\]')
+	[ "$n" -ge 4 ] && ok sleep/offcpu-cause ||
+		bad sleep/offcpu-cause "$n intervals blocked in clock_nanosleep, not >= 4" sleep.txt
+fi
+
+rec spin spin
+if ! recorded spin; then
+	bad spin/record "record --kernel failed" spin.err
+else
+	read -r off total < <(tree offcpu spin.txt spinner)
+	read -r _ wall cpu <spin.out
+	# preempted (the machine is shared): fine; blocked: the spin does not block
+	pre=$(sed -n '/spinner() {/,/\/\* spinner \*\//p' spin.txt |
+		grep -o 'off-cpu [0-9.]* ms: preempted' | awk '{ s += $2 } END { print s + 0 }')
+	awk -v o="$off" -v p="$pre" -v t="$total" 'BEGIN { exit !(o - p < t / 10) }' &&
+		ok spin/blocked-under-10pc ||
+		bad spin/blocked-under-10pc "spinner() blocked $off - $pre ms of $total ms" spin.txt
+	# what the kernel itself says: off-CPU = wall - CPU time, within 3 ms + 5%
+	awk -v o="$off" -v t="$total" -v c="$cpu" \
+		'BEGIN { d = o - (t - c); if (d < 0) d = -d; exit !(d <= 3 + t / 20) }' &&
+		ok spin/offcpu-truth ||
+		bad spin/offcpu-truth "recorded $off ms off-CPU; wall $total - CPU $cpu says otherwise" spin.txt
+fi
+
+rec mutex mutex
+n=$(tree count mutex.txt waiter 'off-cpu [0-9.]+ ms: blocked in futex\]')
+read -r off total < <(tree offcpu mutex.txt waiter)
+if recorded mutex && [ "$n" -ge 1 ] && awk -v o="$off" 'BEGIN { exit !(o >= 50) }'; then
+	ok mutex
+else
+	bad mutex "waiter(): $n futex waits, $off ms off the CPU (want >= 50)" mutex.txt
+fi
+
+rec pipe pipe
+n=$(tree count pipe.txt pipe_reader '^read\(fd=[0-9]+, count=4096\) = 4096  ')
+z=$(tree count pipe.txt pipe_reader '^read\(fd=[0-9]+, count=4096\) = 0  ')
+w=$(tree count pipe.txt pipe_reader 'off-cpu .*: blocked in read\]')
+if recorded pipe && [ "$n" = 3 ] && [ "$z" = 1 ] && [ "$w" -ge 1 ]; then
+	ok pipe
+else
+	bad pipe "pipe_reader(): $n reads of 4096, $z of 0, $w blocked in read" pipe.txt
+fi
+
+rec fork fork
+n=$(tree count fork.txt forked_child '^getppid\(\) = [0-9]+  ')
+[ "$n" = 5 ] && ok fork || bad fork "$n getppid() in forked_child(), not 5" fork.txt
+n=$(tree count fork.txt exec_child '^getppid\(\) = [0-9]+  ')
+[ "$n" = 3 ] && ok exec || bad exec "$n getppid() in exec_child(), not 3" fork.txt
+
+rec threads threads
+n=$(tree count threads.txt thread_work '^getppid\(\) = [0-9]+  ')
+[ "$n" = 40 ] && ok threads || bad threads "$n getppid() in thread_work(), not 40" threads.txt
+
+rec clock getppid 2000
+rec clock0 getppid 0
+n=$(tree count clock.txt getppid_loop '^getppid\(\) = ')
+o=$(tree top clock.txt '^getppid\(\) = ')
+o0=$(tree top clock0.txt '^getppid\(\) = ') # the runtime's own, before main
+if recorded clock && [ "$n" = 2000 ] && [ "$o" = "$o0" ]; then
+	ok clock
+else
+	bad clock "$n getppid() in getppid_loop() (want 2000), $o outside (want $o0)" clock.txt
+fi
+
+# ---- filters ----
+timeout -k 5 $T "$CT" replay -i sleep.data --color=never --no-kernel >nk.txt 2>&1
+if grep -q 'sleeper() {' nk.txt && ! grep -q 'syscall \|off-cpu ' nk.txt; then
+	ok filters/no-kernel
+else
+	bad filters/no-kernel "--no-kernel still shows kernel lines (or no sleeper)" nk.txt
+fi
+timeout -k 5 $T "$CT" replay -i sleep.data --color=never -D 2 >d2.txt 2>&1
+n=$(grep -c 'clock_nanosleep' d2.txt)
+if grep -q 'sleeper()' d2.txt && ! grep -q 'nap_ms' d2.txt && [ "$n" = 0 ]; then
+	ok filters/depth
+else
+	bad filters/depth "-D 2: $n clock_nanosleep lines (made at depth 2), want 0" d2.txt
+fi
+timeout -k 5 $T "$CT" replay -i sleep.data --color=never -t 10ms >t.txt 2>&1
+short=$(grep -cE '\[(syscall|off-cpu) [0-9.]+ (ns|us)' t.txt)
+n=$(tree count t.txt sleeper '^clock_nanosleep\(')
+if [ "$short" = 0 ] && [ "$n" = 4 ]; then
+	ok filters/min-time
+else
+	bad filters/min-time "-t 10ms: $short short kernel lines, $n clock_nanosleep" t.txt
+fi
+timeout -k 5 $T "$CT" replay -i sleep.data --color=never -F nap_ms >f.txt 2>&1
+o=$(tree top f.txt 'syscall |off-cpu ')
+n=$(tree count f.txt nap_ms '^clock_nanosleep\(')
+if [ "$o" = 0 ] && [ "$n" = 4 ]; then
+	ok filters/only
+else
+	bad filters/only "-F nap_ms: $o kernel lines outside it, $n clock_nanosleep in it" f.txt
+fi
+
+# ---- report ----
+timeout -k 5 $T "$CT" report -i sleep.data --color=never >rep.txt 2>&1
+if grep -qi 'off-cpu' rep.txt && awk '/ sleeper$/ { found = 1 } END { exit !found }' rep.txt; then
+	ok report/columns
+else
+	bad report/columns "no off-CPU column or no sleeper row" rep.txt
+fi
+timeout -k 5 $T "$CT" report -i sleep.data --json >rep.json 2>&1
+if "$PY" - rep.json <<'EOF'; then
+import json, sys
+rows = json.load(open(sys.argv[1]))
+rows = rows.get('functions', rows) if isinstance(rows, dict) else rows
+s = [r for r in rows if r.get('name') == 'sleeper'][0]
+assert s['offcpu_ns'] >= 180e6, s
+assert 0 <= s['oncpu_ns'] < s['offcpu_ns'], s
+EOF
+	ok report/json
+else
+	bad report/json "sleeper's oncpu_ns/offcpu_ns wrong or missing" rep.json
+fi
+timeout -k 5 $T "$CT" report -i sleep.data --sort offcpu --color=never >so.txt 2>&1
+first=$(awk '/^ *[0-9]/ { print $NF; exit }' so.txt)
+case $first in
+main | sleeper | nap_ms) ok report/sort-offcpu ;;
+*) bad report/sort-offcpu "first row '$first', not one that slept" so.txt ;;
+esac
+timeout -k 5 $T "$CT" report -i sleep.data --syscalls --color=never >sc.txt 2>&1
+if awk '$NF == "[syscall]" && $(NF - 1) == "clock_nanosleep" && $3 == 4 { f = 1 }
+	END { exit !f }' sc.txt; then
+	ok report/syscalls
+else
+	bad report/syscalls "no 'clock_nanosleep [syscall]' row with 4 calls" sc.txt
+fi
+
+# ---- without privileges: one line, the rest recorded ----
+mkdir -p np && chmod 0777 np && cp kprog np/ && chmod 0755 np/kprog
+if ! command -v setpriv >/dev/null; then
+	bad unprivileged "no setpriv (util-linux) to run as nobody"
+else
+	(cd np && timeout -k 5 $T setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$CT" record --kernel -o t.data ./kprog sleep >out 2>err)
+	st=$?
+	timeout -k 5 $T "$CT" replay -i np/t.data --color=never >np/t.txt 2>&1
+	if [ "$st" = 0 ] && [ "$(wc -l <np/err)" = 1 ] &&
+		grep -q '^calltrace: --kernel needs root, CAP_PERFMON or kernel.perf_event_paranoid' np/err &&
+		grep -q 'sleeper() {' np/t.txt && ! grep -q 'syscall ' np/t.txt; then
+		ok unprivileged
+	else
+		bad unprivileged "status $st; want one line naming what is missing, and the calls" np/err
+	fi
+fi
+
+# ---- hostile KERNEL blocks ----
+for a in count recsize recsize-huge short zstd-huge lying-records; do
+	"$PY" "$HERE/kcraft.py" "$a" sleep.data "h-$a.data" 2>"h-$a.cerr" ||
+		{ bad "hostile/$a" "kcraft.py failed" "h-$a.cerr"; continue; }
+	(ulimit -v 1500000; timeout -k 5 $T "$CT" replay -i "h-$a.data" --color=never \
+		>"h-$a.txt" 2>"h-$a.err")
+	st=$?
+	if [ "$a" = lying-records ]; then
+		[ "$st" = 0 ] && ok "hostile/$a" || bad "hostile/$a" "status $st, want 0" "h-$a.err"
+	elif [ "$st" = 2 ] && [ "$(wc -l <"h-$a.err")" = 1 ]; then
+		ok "hostile/$a"
+	else
+		bad "hostile/$a" "status $st, want 2 and one line" "h-$a.err"
+	fi
+done
+
+# ---- a version 2 trace still reads ----
+timeout -k 5 $T "$CT" record -o old.data ./kprog threads >/dev/null 2>old.err
+printf '\002' | dd of=old.data bs=1 seek=8 conv=notrunc status=none
+if timeout -k 5 $T "$CT" replay -i old.data --color=never >old.txt 2>>old.err &&
+	grep -q 'thread_work' old.txt; then
+	ok old-trace
+else
+	bad old-trace "a version 2 trace does not read" old.err
+fi
+v=$(od -An -tu4 -j8 -N4 sleep.data | tr -d ' ')
+[ "$v" = 3 ] && ok version || bad version "the trace says version $v, not 3"
+
+finish
