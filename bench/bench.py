@@ -11,7 +11,15 @@ wall time, and CPU time (user + system) of the whole process tree. For calltrace
 also tells the traced program's CPU and the recorder's apart, the bytes written per event,
 the recorder's event rate and its peak memory.
 
+The side-by-side table gives, per call, what the issue asks to compare: the program's own
+CPU (it reports getrusage(RUSAGE_SELF) at exit, so the tracer's in-process hooks are in it),
+the recorder's CPU (the rest of the process tree; for LTTng-UST its session and consumer
+daemons, read from /proc around each run), wall time, and bytes written per event, for
+calltrace, calltrace --ring, funtrace (ring; with --funtrace DIR, its source), uftrace and
+LTTng-UST when installed. It also measures the cost of rdtsc on this machine.
+
 Usage: bench.py [--calltrace build/calltrace] [--n 32] [--runs 5] [--only fib,fib2t]
+                [--tools calltrace,calltrace-ring,...] [--funtrace DIR]
 """
 import argparse, json, os, re, resource, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -19,6 +27,15 @@ FIB = r'''
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+/* the program's own CPU, for the side-by-side table: all its threads, the tracer's hooks in them */
+__attribute__((destructor, no_instrument_function)) static void bench_cpu(void) {
+    const char *f = getenv("BENCH_CPU_FILE"); struct rusage u; FILE *o;
+    if (!f || getrusage(RUSAGE_SELF, &u) || !(o = fopen(f, "w"))) return;
+    fprintf(o, "%ld.%06ld %ld.%06ld\n", (long)u.ru_utime.tv_sec, (long)u.ru_utime.tv_usec,
+            (long)u.ru_stime.tv_sec, (long)u.ru_stime.tv_usec);
+    fclose(o);
+}
 __attribute__((noinline)) long fib(int n){ return n<2?n:fib(n-1)+fib(n-2); }
 static void *run(void *p){ long n = (long)p; long *r = malloc(sizeof *r); *r = fib((int)n); return r; }
 int main(int argc,char**argv){
@@ -28,6 +45,29 @@ int main(int argc,char**argv){
     for (int i = 0; i < threads; i++) pthread_create(&t[i], 0, run, (void *)(long)n);
     for (int i = 0; i < threads; i++) { void *r; pthread_join(t[i], &r); sum += *(long *)r; free(r); }
     printf("%ld\n", sum); return 0;
+}
+'''
+
+# rdtsc back to back: what one clock read costs the traced thread
+RDTSC = r'''
+#include <stdio.h>
+#include <time.h>
+#include <x86intrin.h>
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+int main(void) {
+    const long n = 50000000; unsigned long long sum = 0; unsigned aux;
+    double best = 1e9, bestp = 1e9;
+    for (int r = 0; r < 5; r++) {
+        double t0 = now();
+        for (long i = 0; i < n; i++) sum += __rdtsc();
+        double t1 = now();
+        for (long i = 0; i < n; i++) sum += __rdtscp(&aux);
+        double t2 = now();
+        if ((t1 - t0) / n < best) best = (t1 - t0) / n;
+        if ((t2 - t1) / n < bestp) bestp = (t2 - t1) / n;
+    }
+    printf("%.2f %.2f %llu\n", best * 1e9, bestp * 1e9, sum & 1);
+    return 0;
 }
 '''
 
@@ -56,6 +96,63 @@ def run(cmd, cwd, env=None):
     return t1 - t0, cpu
 
 
+def program_cpu(work):
+    """What the program said its own CPU was (BENCH_CPU_FILE), or None."""
+    try:
+        u, s = open(f'{work}/cpu.txt').read().split()
+        os.unlink(f'{work}/cpu.txt')
+        return float(u) + float(s)
+    except (OSError, ValueError):
+        return None
+
+
+def tree_bytes(path):
+    if os.path.isfile(path):
+        return os.path.getsize(path)
+    total = 0
+    for d, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.path.getsize(os.path.join(d, f))
+            except OSError:
+                pass
+    return total
+
+
+def daemon_cpu(names=('lttng-sessiond', 'lttng-consumerd')):
+    """CPU seconds used so far by the processes with these names (LTTng's daemons)."""
+    total, hz = 0.0, os.sysconf('SC_CLK_TCK')
+    for pid in os.listdir('/proc'):
+        if not pid.isdigit():
+            continue
+        try:
+            stat = open(f'/proc/{pid}/stat').read()
+        except OSError:
+            continue
+        comm = stat[stat.index('(') + 1:stat.rindex(')')]
+        if comm in names:
+            f = stat[stat.rindex(')') + 2:].split()
+            total += (int(f[11]) + int(f[12])) / hz  # utime, stime
+    return total
+
+
+def rdtsc_cost(work):
+    open(f'{work}/rdtsc.c', 'w').write(RDTSC)
+    if subprocess.run(['gcc', '-O2', 'rdtsc.c', '-o', 'rdtsc'], cwd=work).returncode:
+        return None
+    out = subprocess.run(['./rdtsc'], cwd=work, capture_output=True, text=True).stdout.split()
+    return (float(out[0]), float(out[1])) if len(out) >= 2 else None
+
+
+def funtrace_build(work, src):
+    """fib_fi linked with funtrace (its source in src), as ../shared/tools/peers.py builds it."""
+    subprocess.run(f'cd {src} && git archive HEAD | tar x -C {work}', shell=True, check=True)
+    subprocess.run('cp fib.c fibx.cpp && g++ -O2 -g -pthread -finstrument-functions -c fibx.cpp -o fibx.o && '
+                   'g++ -O2 -pthread -c funtrace.cpp -o funtrace.o && '
+                   'g++ fibx.o funtrace.o -Wl,--dynamic-list=funtrace.dyn -ldl -pthread -o fib_funtrace',
+                   shell=True, cwd=work, check=True)
+
+
 def calltrace_details(ct, data, cwd):
     out = subprocess.run([ct, 'info', '-i', data], cwd=cwd, capture_output=True, text=True).stdout
     d = {}
@@ -79,7 +176,7 @@ def tools_for(work, ct, args):
         t['uftrace'] = (['uftrace', 'record', '-d', 'uf.data', './fib_fi'] + args, None)
     lttng = next((l.split('=>')[-1].strip() for l in subprocess.run(
         ['ldconfig', '-p'], capture_output=True, text=True).stdout.splitlines()
-        if 'liblttng-ust-cyg-profile-fast.so ' in l or l.strip().startswith('liblttng-ust-cyg-profile-fast.so (')), None)
+        if l.strip().startswith('liblttng-ust-cyg-profile-fast.so')), None)
     if shutil.which('lttng') and lttng:
         t['lttng-ust'] = (['./fib_fi'] + args, dict(os.environ, LD_PRELOAD=lttng))
     t['calltrace'] = ([ct, 'record', '-o', 'ct.data', '--', './fib_fi'] + args, None)
@@ -87,34 +184,62 @@ def tools_for(work, ct, args):
     t['ct-fentry'] = ([ct, 'record', '-o', 'ctf.data', '--', './fib_fentry'] + args, None)
     t['ct-patchable'] = ([ct, 'record', '-o', 'ctp.data', '--', './fib_patchable'] + args, None)
     t['ct-patch'] = ([ct, 'record', '-o', 'ctd.data', '--', './fib_plain'] + args, None)
+    if os.path.exists(f'{work}/fib_funtrace'):
+        t['funtrace-ring'] = (['./fib_funtrace'] + args, dict(os.environ, FUNTRACE_FTRACE_EVENTS_IN_BUF='0'))
     if shutil.which('uftrace'):
         t['uftrace-fentry'] = (['uftrace', 'record', '-d', 'uf.data', './fib_fentry'] + args, None)
         t['uftrace-patch'] = (['uftrace', 'record', '-P', '.', '-d', 'uf.data', './fib_plain'] + args, None)
     return t
 
 
-def lttng_session(work, start):
-    if start:
-        cmd = (f'(lttng-sessiond --daemonize >/dev/null 2>&1 || true); lttng create bench --output={work}/lt && '
-               'lttng enable-event -u "lttng_ust_cyg_profile_fast:*" && lttng start')
-    else:
-        cmd = 'lttng stop; lttng destroy bench'
+def lttng_session(work, what):
+    """create (stopped), start, stop (flushes the buffers to {work}/lt) or destroy the session"""
+    cmd = {'create': f'(pgrep -x lttng-sessiond >/dev/null || lttng-sessiond --daemonize >/dev/null 2>&1); '
+                     f'lttng create bench --output={work}/lt && lttng enable-event -u "lttng_ust_cyg_profile_fast:*"',
+           'start': 'lttng start bench', 'stop': 'lttng stop bench', 'destroy': 'lttng destroy bench'}[what]
     subprocess.run(cmd, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def bench(name, args, calls, ct, runs, work):
+# where each tool writes its trace: bytes per event come from its size
+TRACE_OF = {'calltrace': 'ct.data', 'calltrace-ring': 'ctr.data', 'ct-fentry': 'ctf.data',
+            'ct-patchable': 'ctp.data', 'ct-patch': 'ctd.data', 'uftrace': 'uf.data',
+            'uftrace-fentry': 'uf.data', 'uftrace-patch': 'uf.data', 'lttng-ust': 'lt'}
+
+
+def one_run(k, cmd, env, work):
+    """(wall, tree cpu, program cpu, recorder cpu outside the tree, trace bytes) of one run"""
+    env = dict(env or os.environ, BENCH_CPU_FILE=f'{work}/cpu.txt')
+    shutil.rmtree(f'{work}/uf.data', ignore_errors=True)
+    outside, size0 = 0.0, 0
+    if k == 'lttng-ust':
+        size0 = tree_bytes(f'{work}/lt')
+        lttng_session(work, 'start')
+        outside = daemon_cpu()
+    w, c = run(cmd, work, env)
+    if k == 'lttng-ust':
+        lttng_session(work, 'stop')  # the consumer writes what the buffers hold
+        outside = daemon_cpu() - outside
+    prog = program_cpu(work)
+    size = tree_bytes(f'{work}/{TRACE_OF[k]}') - size0 if k in TRACE_OF else 0
+    return w, c, prog, outside, size
+
+
+def bench(name, args, calls, ct, runs, work, only_tools=None):
     tools = tools_for(work, ct, args)
+    if only_tools:
+        tools = {k: v for k, v in tools.items() if k == 'plain' or k in only_tools}
     if 'lttng-ust' in tools:
-        lttng_session(work, True)
+        lttng_session(work, 'create')
     res = {k: [] for k in tools}
+    side = {k: [] for k in tools}
     details, ring_details, fentry_details, patch_details, dyn_details = [], [], [], [], []
     for i in range(runs + 1):
         for k, (cmd, env) in tools.items():
-            shutil.rmtree(f'{work}/uf.data', ignore_errors=True)
-            w, c = run(cmd, work, env)
+            w, c, prog, outside, size = one_run(k, cmd, env, work)
             if i == 0:
                 continue  # warm-up round
             res[k].append((w, c))
+            side[k].append((prog, outside, size))
             if k == 'calltrace':
                 details.append(calltrace_details(ct, 'ct.data', work))
             if k == 'calltrace-ring':
@@ -126,7 +251,7 @@ def bench(name, args, calls, ct, runs, work):
             if k == 'ct-patch':
                 dyn_details.append(calltrace_details(ct, 'ctd.data', work))
     if 'lttng-ust' in tools:
-        lttng_session(work, False)
+        lttng_session(work, 'destroy')
     pw = statistics.median(x[0] for x in res['plain'])
     pc = statistics.median(x[1] for x in res['plain'])
     rows = {}
@@ -135,6 +260,16 @@ def bench(name, args, calls, ct, runs, work):
         c = statistics.median(x[1] for x in v)
         rows[k] = {'wall_s': w, 'cpu_s': c,
                    'wall_ns_per_call': (w - pw) / calls * 1e9, 'cpu_ns_per_call': (c - pc) / calls * 1e9}
+        progs = [x[0] for x in side[k] if x[0] is not None]
+        pp = statistics.median(x[0] for x in side['plain'] if x[0] is not None) if side['plain'][0][0] is not None else pc
+        if progs:
+            # per run: the program's own CPU, and the rest (the tree's other processes, LTTng's daemons)
+            prog = statistics.median(progs)
+            rec = statistics.median(c - p + o for (_, c), (p, o, _) in zip(v, side[k]) if p is not None)
+            rows[k]['side'] = {'program_cpu_s': prog, 'recorder_cpu_s': rec,
+                               'program_ns_per_call': (prog - pp) / calls * 1e9,
+                               'recorder_ns_per_call': rec / calls * 1e9,
+                               'trace_bytes': statistics.median(x[2] for x in side[k])}
     d = {k: statistics.median(x[k] for x in details) for k in details[0]} if details else {}
     if d:
         rows['calltrace'].update({
@@ -144,10 +279,12 @@ def bench(name, args, calls, ct, runs, work):
             'recorder_events_per_s': d['records'] / d['recorder_cpu'] if d['recorder_cpu'] else 0,
             'recorder_peak_mib': d['recorder_rss_mib'],
             'trace_bytes': d['bytes'],
+            'records': d['records'],
         })
     if ring_details:
         rows['calltrace-ring']['program_ns_per_call'] = (
             statistics.median(x['program_cpu'] for x in ring_details) - pc) / calls * 1e9
+        rows['calltrace-ring']['records'] = statistics.median(x['records'] for x in ring_details)
     # -pg -mfentry and patchable entries see only the calls the optimised code
     # makes (gcc makes a loop of one of fib's two calls): per call is per call
     # the trace counts, for calltrace and for uftrace on the same binary
@@ -165,6 +302,29 @@ def bench(name, args, calls, ct, runs, work):
         rows[key]['program_ns_per_call'] = (
             statistics.median(x['program_cpu'] for x in det) - pc) / seen * 1e9
     return rows
+
+
+SIDE_TOOLS = ('calltrace', 'calltrace-ring', 'funtrace-ring', 'uftrace', 'lttng-ust')
+
+
+def side_by_side(name, calls, runs, rows, funtrace_why):
+    """The program's own CPU, the recorder's, wall and bytes per event: per call, one row a tool."""
+    print(f'\n{name}: side by side, ns per call above the plain program (median of {runs} runs)')
+    print(f"  {'tool':16s} {'program cpu':>12s} {'recorder cpu':>13s} {'total cpu':>10s} {'wall':>8s} {'bytes/event':>12s}")
+    for k in SIDE_TOOLS:
+        r = rows.get(k)
+        if not r or 'side' not in r:
+            why = funtrace_why if k == 'funtrace-ring' else 'not installed'
+            print(f'  {k:16s} skipped: {why}')
+            continue
+        sd = r['side']
+        events = r.get('records') or 2 * calls  # what the trace holds (calltrace says), else every call's two
+        bpe = sd['trace_bytes'] / events if sd['trace_bytes'] else 0.0
+        what = f'{bpe:12.2f}' if k != 'funtrace-ring' else f"{'(in memory)':>12s}"
+        print(f"  {k:16s} {sd['program_ns_per_call']:12.1f} {sd['recorder_ns_per_call']:13.1f} "
+              f"{sd['program_ns_per_call'] + sd['recorder_ns_per_call']:10.1f} {r['wall_ns_per_call']:8.1f} {what}")
+    print('  program cpu: getrusage(RUSAGE_SELF) of the traced process at exit, less the plain program\'s;'
+          ' recorder cpu: the rest of the process tree, and LTTng\'s session and consumer daemons')
 
 
 def report(name, calls, runs, rows):
@@ -207,6 +367,9 @@ def main():
     ap.add_argument('--runs', type=int, default=5)
     ap.add_argument('--only', default='fib,fib2t')
     ap.add_argument('--json', help='also write the figures to this file')
+    ap.add_argument('--tools', help='only these tools (comma-separated; the plain program always runs), '
+                    'e.g. the side-by-side set: ' + ','.join(SIDE_TOOLS))
+    ap.add_argument('--funtrace', help="funtrace's source (a git checkout), for its ring-only row")
     a = ap.parse_args()
     ct = os.path.abspath(a.calltrace)
     work = tempfile.mkdtemp(prefix='ct-bench-')
@@ -219,7 +382,17 @@ def main():
                            ('fib_patchable', ['-fpatchable-function-entry=5,0'])):
             subprocess.run(['gcc', '-O2', '-g', '-pthread', *flags, 'fib.c', '-o', out], cwd=work, check=True)
         subprocess.run(['gcc', '-O2', '-shared', '-fPIC', 'nop.c', '-o', 'libnop.so'], cwd=work, check=True)
-        print(f'machine: {os.cpu_count()} cpus, {open("/proc/cpuinfo").read().split("model name")[1].split(":")[1].splitlines()[0].strip()}')
+        funtrace_why = 'no source: pass --funtrace DIR (a checkout of funtrace)'
+        if a.funtrace:
+            try:
+                funtrace_build(work, os.path.abspath(a.funtrace))
+            except subprocess.CalledProcessError as e:
+                funtrace_why = f'building it from {a.funtrace} failed ({e})'
+        print(f'machine: {os.cpu_count()} cpus, {open("/proc/cpuinfo").read().split("model name")[1].split(":")[1].splitlines()[0].strip()}, '
+              f'load average {" ".join(open("/proc/loadavg").read().split()[:3])}')
+        tsc = rdtsc_cost(work)
+        if tsc:
+            print(f'rdtsc: {tsc[0]:.1f} ns, rdtscp: {tsc[1]:.1f} ns (back to back, best of 5 x 50 M)')
         out = {}
         for w in a.only.split(','):
             if w == 'fib':
@@ -228,9 +401,12 @@ def main():
                 args, calls = [str(a.n - 1), '2'], 2 * fib_calls(a.n - 1)
             else:
                 sys.exit(f'unknown workload {w}')
-            rows = bench(w, args, calls, ct, a.runs, work)
+            rows = bench(w, args, calls, ct, a.runs, work, a.tools.split(',') if a.tools else None)
             report(w, calls, a.runs, rows)
+            side_by_side(w, calls, a.runs, rows, funtrace_why)
             out[w] = {'calls': calls, 'tools': rows}
+        if tsc:
+            out['rdtsc_ns'], out['rdtscp_ns'] = tsc
         if a.json:
             json.dump(out, open(a.json, 'w'), indent=2)
     finally:
