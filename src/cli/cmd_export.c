@@ -169,7 +169,7 @@ int ct_cmd_export(int argc, char **argv)
 	 * behind; a device or a pipe (-o /dev/null) is written directly, as
 	 * standard output is.
 	 */
-	int fd = STDOUT_FILENO;
+	FILE *f = stdout;
 	struct ct_outfile out = { .fd = -1 };
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is a write error, reported */
 	signal(SIGXFSZ, SIG_IGN); /* and so is the file size limit */
@@ -180,12 +180,19 @@ int ct_cmd_export(int argc, char **argv)
 		if (ct_outfile_open(&out, output) < 0)
 			goto cannot_write;
 		ct_tmp_path = out.tmp;
-		fd = out.fd;
+		if (!(f = fdopen(out.fd, "w"))) {
+			int e = errno;
+			close(out.fd);
+			ct_tmp_path = NULL;
+			ct_outfile_finish(&out, 0);
+			errno = e;
+			goto cannot_write;
+		}
 	}
 
 	int werr = 0;
-	int rc = ct_export(t, sym, w, fd, &o, &werr);
-	if (!to_stdout && close(fd) < 0 && !werr)
+	int rc = ct_export(t, sym, w, f, &o, &werr);
+	if (!to_stdout && fclose(f) != 0 && !werr)
 		werr = errno;
 	if (!to_stdout) {
 		ct_tmp_path = NULL; /* before it is freed: the signal handler reads it */

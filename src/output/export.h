@@ -14,6 +14,8 @@
 #ifndef CT_OUTPUT_EXPORT_H
 #define CT_OUTPUT_EXPORT_H
 
+#include <stdio.h>
+
 #include "../analysis/walk.h"
 #include "../format/reader.h"
 #include "../symbols/symbols.h"
@@ -28,10 +30,10 @@ struct ct_export_opts {
 };
 
 /*
- * Export the trace into fd: 0, or -1 if the trace could not be read (message
- * printed); *werr is the errno of a failed write, 0 if none.
+ * Export the trace into f (flushed, not closed): 0, or -1 if the trace could
+ * not be read (message printed); *werr is the errno of a failed write, 0 if none.
  */
-int ct_export(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, int fd,
+int ct_export(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FILE *f,
 	      const struct ct_export_opts *o, int *werr);
 
 #endif

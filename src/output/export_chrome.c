@@ -64,7 +64,7 @@ static void ct_cr_quote_out(struct ct_cr *r, const char *s)
 {
 	struct ct_buf b = { 0 };
 	ct_json_quote(&b, s, 0);
-	ct_xout_write(&r->x->out, b.data, b.len);
+	ct_out_mem(&r->x->out, b.data, b.len);
 	ct_buf_free(&b);
 }
 
@@ -98,9 +98,9 @@ static void ct_cr_meta(struct ct_cr *r, const char *what, int32_t tid, const cha
 		 "%s{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
 		 r->any ? ",\n" : "\n", what, r->th->pid, tid);
 	r->any = 1;
-	ct_xout_str(&r->x->out, head);
+	ct_out_str(&r->x->out, head);
 	ct_cr_quote_out(r, name);
-	ct_xout_str(&r->x->out, "}}");
+	ct_out_str(&r->x->out, "}}");
 }
 
 /* The thread's metadata, before its first event. */
@@ -163,7 +163,7 @@ static void ct_cr_put(struct ct_cr *r, struct ct_buf *held, const void *p, size_
 	if (held)
 		ct_buf_append(held, p, n);
 	else
-		ct_xout_write(&r->x->out, p, n);
+		ct_out_mem(&r->x->out, p, n);
 }
 
 static void ct_cr_instant(struct ct_cr *r, uint64_t clock, const char *name)
@@ -254,9 +254,9 @@ static void ct_cr_exit(void *ctx, const struct ct_call *c)
 
 	uint8_t ev[256], *p = ev;
 	struct ct_buf *held = ct_cr_held_for(r, r->open, fr->ts);
-	struct ct_xout *o = &r->x->out;
+	struct ct_out *o = &r->x->out;
 	if (!held) /* straight into the output */
-		p = ct_xout_room(o, 200 + nlen + fr->vals.len + fr->held.len);
+		p = ct_out_room(o, 200 + nlen + fr->vals.len + fr->held.len);
 	else if (nlen > 64 || fr->vals.len)
 		p = NULL;
 	uint8_t *start = p;
@@ -290,7 +290,7 @@ static void ct_cr_exit(void *ctx, const struct ct_call *c)
 	if (!held) {
 		if (fr->held.len)
 			memcpy(p, fr->held.data, fr->held.len);
-		ct_xout_commit(o, p + fr->held.len);
+		ct_out_commit(o, p + fr->held.len);
 	} else {
 		ct_buf_append(held, start, (size_t)(p - start));
 		if (fr->held.len)
@@ -340,15 +340,15 @@ int ct_export_chrome(struct ct_export *x)
 
 	ct_map_init(&r.procs, 16);
 	ct_map_init(&r.threads, 16);
-	ct_xout_str(&x->out, "{\"traceEvents\":[");
+	ct_out_str(&x->out, "{\"traceEvents\":[");
 	rc = ct_walk_run(x->w, &ct_cr_sink, &r);
-	ct_xout_str(&x->out, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":");
+	ct_out_str(&x->out, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":");
 	ct_cr_quote_out(&r, "calltrace " CT_VERSION);
 	if (cmd) {
-		ct_xout_str(&x->out, ",\"command\":");
+		ct_out_str(&x->out, ",\"command\":");
 		ct_cr_quote_out(&r, cmd);
 	}
-	ct_xout_str(&x->out, "}}\n");
+	ct_out_str(&x->out, "}}\n");
 
 	for (size_t i = 0; i < r.nnames; i++)
 		free(r.names[i]);

@@ -131,7 +131,7 @@ static int ct_fd_cmp(const void *a, const void *b, void *ctx)
  */
 static void ct_fd_write(struct ct_fd *d)
 {
-	struct ct_xout *o = &d->x->out;
+	struct ct_out *o = &d->x->out;
 	uint32_t *order = ct_stacks_order(&d->tree, ct_fd_cmp, d);
 	size_t *plen = ct_malloc(d->tree.nnodes * sizeof(*plen)); /* each node's path length */
 	struct ct_buf path = { 0 };
@@ -151,13 +151,13 @@ static void ct_fd_write(struct ct_fd *d)
 		uint64_t w = d->calls ? nd->calls : ct_sat_u64((double)nd->self * k + 0.5);
 		if (!w)
 			continue;
-		uint8_t *p = ct_xout_room(o, path.len + 24);
+		uint8_t *p = ct_out_room(o, path.len + 24);
 		memcpy(p, path.data, path.len);
 		p += path.len;
 		*p++ = ' ';
 		p = ct_put_u64(p, w);
 		*p++ = '\n';
-		ct_xout_commit(o, p);
+		ct_out_commit(o, p);
 	}
 	ct_buf_free(&path);
 	free(plen);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the export formats share: buffered output, progress on a terminal,
+ * What the export formats share: their output, progress on a terminal,
  * the names of processes, threads and marks (export_kit.h).
  */
 #include <errno.h>
@@ -11,50 +11,6 @@
 
 #include "export_kit.h"
 #include "output.h"
-
-#define CT_XOUT_CHUNK (1u << 20)
-
-void ct_xout_init(struct ct_xout *o, int fd)
-{
-	memset(o, 0, sizeof(*o));
-	o->fd = fd;
-	o->cap = CT_XOUT_CHUNK + 4096;
-	o->buf = ct_malloc(o->cap);
-}
-
-void ct_xout_flush(struct ct_xout *o)
-{
-	size_t off = 0;
-	while (off < o->len && !o->err) {
-		ssize_t n = write(o->fd, o->buf + off, o->len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			o->err = n < 0 ? errno : EIO;
-		else
-			off += (size_t)n;
-	}
-	o->len = 0;
-}
-
-void ct_xout_grow(struct ct_xout *o, size_t n)
-{
-	ct_xout_flush(o);
-	if (o->cap < n) {
-		free(o->buf);
-		o->cap = n;
-		o->buf = ct_malloc(n);
-	}
-}
-
-int ct_xout_finish(struct ct_xout *o)
-{
-	ct_xout_flush(o);
-	free(o->buf);
-	o->buf = NULL;
-	o->cap = 0;
-	return o->err;
-}
 
 /* ---- progress ---------------------------------------------------------------- */
 
@@ -145,14 +101,14 @@ int ct_export_mark_name(struct ct_export *x, const struct ct_thread_info *th,
 
 /* ---- the export's output and progress ---------------------------------------- */
 
-void ct_export_kit_init(struct ct_export *x, int fd)
+void ct_export_kit_init(struct ct_export *x, FILE *f)
 {
-	ct_xout_init(&x->out, fd);
+	ct_out_init(&x->out, f);
 	ct_xprogress_init(&x->prog, x);
 }
 
 int ct_export_kit_finish(struct ct_export *x)
 {
 	ct_xprogress_done(&x->prog);
-	return ct_xout_finish(&x->out);
+	return ct_out_finish(&x->out);
 }

@@ -12,62 +12,7 @@
 #include <string.h>
 
 #include "export.h"
-
-/* Buffered writes to a file descriptor; the first error sticks. */
-struct ct_xout {
-	int fd;
-	int err; /* errno of the first failed write, 0 if none */
-	uint8_t *buf;
-	size_t len, cap;
-	uint64_t bytes; /* written so far, buffered included */
-};
-
-void ct_xout_init(struct ct_xout *o, int fd);
-void ct_xout_flush(struct ct_xout *o);
-/* Flush and free the buffer (the descriptor stays open); 0 or an errno. */
-int ct_xout_finish(struct ct_xout *o);
-void ct_xout_grow(struct ct_xout *o, size_t n);
-
-/* Room for n more bytes at ct_xout_end(); ct_xout_commit() says how many were used. */
-static inline uint8_t *ct_xout_room(struct ct_xout *o, size_t n)
-{
-	if (o->cap - o->len < n)
-		ct_xout_grow(o, n);
-	return o->buf + o->len;
-}
-
-static inline void ct_xout_commit(struct ct_xout *o, uint8_t *end)
-{
-	size_t n = (size_t)(end - (o->buf + o->len));
-	o->len += n;
-	o->bytes += n;
-}
-
-static inline void ct_xout_write(struct ct_xout *o, const void *p, size_t n)
-{
-	uint8_t *d = ct_xout_room(o, n);
-	memcpy(d, p, n);
-	ct_xout_commit(o, d + n);
-}
-
-static inline void ct_xout_str(struct ct_xout *o, const char *s)
-{
-	ct_xout_write(o, s, strlen(s));
-}
-
-/* Decimal digits of v at p; returns the end. */
-static inline uint8_t *ct_put_u64(uint8_t *p, uint64_t v)
-{
-	uint8_t tmp[20];
-	int n = 0;
-	do {
-		tmp[n++] = (uint8_t)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
+#include "out.h"
 
 /* Progress on stderr: "export: 42%", only on a terminal, only after a second. */
 struct ct_xprogress {
@@ -83,7 +28,7 @@ struct ct_export {
 	struct ct_symbols *sym;
 	struct ct_walk *w;
 	const struct ct_export_opts *o;
-	struct ct_xout out;
+	struct ct_out out;
 	struct ct_xprogress prog;
 };
 
@@ -121,9 +66,9 @@ const char *ct_export_process_name(const struct ct_trace *t, uint32_t instance);
 void ct_export_thread_name(const struct ct_trace *t, const struct ct_thread_info *th, char *buf,
 			   size_t len);
 
-/* Set up x's output and progress for a walk into fd; ct_export_kit_finish() ends them. */
-void ct_export_kit_init(struct ct_export *x, int fd);
-/* Clear the progress line and flush the output: 0, or the errno of a failed write. */
+/* Set up x's output and progress for a walk into f; ct_export_kit_finish() ends them. */
+void ct_export_kit_init(struct ct_export *x, FILE *f);
+/* Clear the progress line and flush the output (f too): 0, or the errno of a failed write. */
 int ct_export_kit_finish(struct ct_export *x);
 
 /*

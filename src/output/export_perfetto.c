@@ -225,13 +225,13 @@ struct ct_pf {
 /* Write m as one TracePacket and empty it. */
 static void ct_pf_emit(struct ct_pf *f)
 {
-	struct ct_xout *o = &f->x->out;
-	uint8_t *p = ct_xout_room(o, 16 + f->m.b.len);
+	struct ct_out *o = &f->x->out;
+	uint8_t *p = ct_out_room(o, 16 + f->m.b.len);
 
 	p = pb_tag(p, F_TRACE_PACKET, PB_LEN);
 	p = ct_put_varint(p, f->m.b.len);
 	memcpy(p, f->m.b.data, f->m.b.len);
-	ct_xout_commit(o, p + f->m.b.len);
+	ct_out_commit(o, p + f->m.b.len);
 	f->m.b.len = 0;
 }
 
@@ -351,7 +351,7 @@ static inline void ct_pf_event(struct ct_pf *f, uint64_t delta, unsigned type, u
 {
 	unsigned te = 2 + (iid ? 1 + ct_vlen(iid) : 0);
 	unsigned body = 1 + ct_vlen(delta) + 1 + ct_vlen(f->seq) + 2 + te + 2;
-	uint8_t *p = ct_xout_room(&f->x->out, 40);
+	uint8_t *p = ct_out_room(&f->x->out, 40);
 
 	*p++ = F_TRACE_PACKET << 3 | PB_LEN;
 	p = ct_put_varint(p, body);
@@ -369,7 +369,7 @@ static inline void ct_pf_event(struct ct_pf *f, uint64_t delta, unsigned type, u
 	}
 	*p++ = F_PKT_SEQ_FLAGS << 3 | PB_VARINT;
 	*p++ = SEQ_NEEDS_INCREMENTAL_STATE;
-	ct_xout_commit(&f->x->out, p);
+	ct_out_commit(&f->x->out, p);
 }
 
 /* A debug annotation "key": "text" of the TrackEvent being built (record -a's values). */
@@ -521,7 +521,7 @@ static void ct_pf_thread_end(void *ctx, const struct ct_thread_info *th)
 		ct_pf_event(f, ct_pf_delta(f, th->last_clock), TYPE_SLICE_END, 0);
 	}
 	if (f->x->out.len >= (1u << 20))
-		ct_xout_flush(&f->x->out);
+		ct_out_flush(&f->x->out);
 }
 
 static const struct ct_sink ct_pf_sink = {

@@ -1,19 +1,61 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "out.h"
 #include "../util/util.h"
 
+/* A buffer this size takes one write(2) per 64 KiB: the cost of the syscalls is lost in the noise. */
+#define CT_OUT_CHUNK (1u << 16)
+
 void ct_out_init(struct ct_out *o, FILE *f)
 {
+	memset(o, 0, sizeof(*o));
 	o->f = f;
-	o->len = 0;
-	o->error = 0;
+	o->cap = CT_OUT_CHUNK;
+	o->buf = ct_malloc(o->cap);
+}
+
+/* errno is left as it was, or says the first error: callers may still report it from there */
+void ct_out_direct(struct ct_out *o, const void *p, size_t n)
+{
+	int saved = errno;
+	if (o->err || !n)
+		return;
+	errno = 0;
+	if (fwrite(p, 1, n, o->f) != n)
+		o->err = errno ? errno : EIO;
+	errno = o->err ? o->err : saved;
 }
 
 void ct_out_flush(struct ct_out *o)
 {
-	if (o->len && fwrite(o->buf, 1, o->len, o->f) != o->len)
-		o->error = 1;
+	ct_out_direct(o, o->buf, o->len);
 	o->len = 0;
+}
+
+void ct_out_grow(struct ct_out *o, size_t n)
+{
+	ct_out_flush(o);
+	if (o->cap < n) {
+		free(o->buf);
+		o->cap = n;
+		o->buf = ct_malloc(n);
+	}
+}
+
+int ct_out_finish(struct ct_out *o)
+{
+	ct_out_flush(o);
+	int saved = errno;
+	errno = 0;
+	if (fflush(o->f) != 0 && !o->err)
+		o->err = errno ? errno : EIO;
+	errno = o->err ? o->err : saved;
+	free(o->buf);
+	o->buf = NULL;
+	o->cap = 0;
+	return o->err;
 }
 
 void ct_out_uint(struct ct_out *o, uint64_t v, int width)
@@ -24,11 +66,12 @@ void ct_out_uint(struct ct_out *o, uint64_t v, int width)
 		tmp[n++] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	ct_out_reserve(o, (size_t)(n > width ? n : width));
+	uint8_t *p = ct_out_room(o, (size_t)(n > width ? n : width));
 	for (int i = n; i < width; i++)
-		o->buf[o->len++] = ' ';
+		*p++ = ' ';
 	while (n)
-		o->buf[o->len++] = tmp[--n];
+		*p++ = (uint8_t)tmp[--n];
+	ct_out_commit(o, p);
 }
 
 /* value with three decimals, the integer part right-aligned in width */
@@ -36,11 +79,12 @@ static void ct_out_fixed3(struct ct_out *o, double v, int width)
 {
 	uint64_t milli = (uint64_t)(v * 1000 + 0.5);
 	ct_out_uint(o, milli / 1000, width);
-	ct_out_reserve(o, 4);
-	o->buf[o->len++] = '.';
-	o->buf[o->len++] = (char)('0' + milli / 100 % 10);
-	o->buf[o->len++] = (char)('0' + milli / 10 % 10);
-	o->buf[o->len++] = (char)('0' + milli % 10);
+	uint8_t *p = ct_out_room(o, 4);
+	*p++ = '.';
+	*p++ = (uint8_t)('0' + milli / 100 % 10);
+	*p++ = (uint8_t)('0' + milli / 10 % 10);
+	*p++ = (uint8_t)('0' + milli % 10);
+	ct_out_commit(o, p);
 }
 
 void ct_out_duration(struct ct_out *o, double ns)

@@ -416,11 +416,12 @@ int ct_replay_out_flush(struct ct_replay_out *ro)
 {
 	ct_out_flush(&ro->out);
 	fflush(ro->out.f);
-	return ro->out.error ? -1 : 0;
+	return ro->out.err ? -1 : 0;
 }
 
 void ct_replay_out_free(struct ct_replay_out *ro)
 {
+	ct_out_finish(&ro->out);
 	free(ro);
 }
 

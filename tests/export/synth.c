@@ -11,7 +11,6 @@
  * the symbols are stubbed here. Usage: synth perfetto|chrome|folded|calls OUT
  * (calls: folded with --weight calls).
  */
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,10 +221,10 @@ int main(int argc, char **argv)
 	else
 		return 2;
 	o.weight = !strcmp(argv[1], "calls") ? CT_FOLD_CALLS : CT_FOLD_TIME;
-	int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
+	FILE *f = fopen(argv[2], "w");
+	if (!f)
 		return 2;
-	if (ct_export(&t, NULL, &w, fd, &o, &werr) < 0 || werr)
+	if (ct_export(&t, NULL, &w, f, &o, &werr) < 0 || werr)
 		return 1;
-	return close(fd) < 0;
+	return fclose(f) != 0;
 }
