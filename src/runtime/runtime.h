@@ -95,8 +95,10 @@ static inline void ct_thread_leave_pool(struct ct_thread *t)
 /* Runtime states (ct_state). */
 enum { CT_RT_NEW, CT_RT_STARTING, CT_RT_READY, CT_RT_OFF };
 
-/* init.c: the runtime's state, set up once per process image */
+/* hotpath/hooks.c: this thread's state */
 extern __thread struct ct_thread ct_self __attribute__((tls_model("initial-exec"))) CT_HIDDEN;
+
+/* init.c: the runtime's state, set up once per process image */
 extern struct ct_pool_ctl *ct_ctl CT_HIDDEN;
 
 /*
