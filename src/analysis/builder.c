@@ -102,13 +102,19 @@ static void ct_on_catch(struct ct_builder *b, uint64_t sp, uint64_t clock)
 	}
 }
 
-static void ct_push(struct ct_builder *b, const struct ct_frame *frame)
+/* The slot of the next frame pushed. */
+static inline struct ct_frame *ct_top_slot(struct ct_builder *b)
 {
 	if (b->depth == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 64;
 		b->stack = ct_realloc(b->stack, b->cap * sizeof(*b->stack));
 	}
-	struct ct_frame *f = &b->stack[b->depth];
+	return &b->stack[b->depth];
+}
+
+static void ct_push(struct ct_builder *b, const struct ct_frame *frame)
+{
+	struct ct_frame *f = ct_top_slot(b);
 	*f = *frame;
 	b->ops->enter(b->ctx, f, b->depth++);
 }
@@ -118,10 +124,20 @@ static void ct_on_enter(struct ct_builder *b, const struct ct_event *ev)
 	/* frames below the caller's stack pointer are not its ancestors */
 	ct_unwind_to(b, ev->sp, ev->clock, b->jumped);
 	b->jumped = 0;
-	struct ct_frame f = {
-		.addr = ev->addr, .enter_clock = ev->clock, .sp = ev->sp, .user = b->next_user
-	};
-	ct_push(b, &f);
+	/*
+	 * Written in place, field by field: a frame built on the stack and
+	 * copied with 16-byte loads stalls on store forwarding, the most
+	 * expensive instruction of a read (a quarter of the builder's time).
+	 */
+	struct ct_frame *f = ct_top_slot(b);
+	f->addr = ev->addr;
+	f->enter_clock = ev->clock;
+	f->sp = ev->sp;
+	f->child_ticks = 0;
+	f->children = 0;
+	f->user = b->next_user;
+	f->before_attach = 0;
+	b->ops->enter(b->ctx, f, b->depth++);
 }
 
 void ct_builder_seed(struct ct_builder *b, const struct ct_frame *frames, uint32_t n)
