@@ -26,13 +26,15 @@
 
 #include "walk_int.h"
 
-#define CT_PAR_CHUNK 16384 /* ops in a chunk: 256 KiB */
+#define CT_PAR_CHUNK 32768 /* 8-byte slots in a chunk: 256 KiB */
 #define CT_PAR_QUEUE 4	   /* chunks a thread's queue holds */
 
 enum ct_op_type {
-	CT_OP_BLOCK,	/* the function table of the ENTER ops that follow */
-	CT_OP_ENTER,	/* a call record: its function through the block's table */
-	CT_OP_ENTER_AT, /* a frame opened otherwise (resume, attach, signal, fork) */
+	CT_OP_ENTER_SHORT, /* one slot: type, function index << 8, clock delta << 32 */
+	CT_OP_EXIT_SHORT,  /* one slot: type, how << 8, clock delta << 32 */
+	CT_OP_BLOCK,	   /* the function table of the ENTER ops that follow */
+	CT_OP_ENTER,	   /* a call record: its function through the block's table */
+	CT_OP_ENTER_AT,	   /* a frame opened otherwise (resume, attach, signal, fork) */
 	CT_OP_EXIT,
 	CT_OP_NO_ENTRY, /* a return whose call was never seen */
 	CT_OP_EXT,	/* a mark shown where it happened */
@@ -40,9 +42,14 @@ enum ct_op_type {
 };
 
 /*
- * One op, and after it the slots of what it carries: a BLOCK's addresses;
- * ENTER_AT's and NO_ENTRY's address and stack pointer; an EXT's payload;
- * VALUES' address and stack pointer, then its payload.
+ * Ops are written as 8-byte slots, as many as a trace has calls and returns
+ * twice over: what goes from one core to the other is most of the cost the
+ * cut adds, so a call or a return whose clock is within 2^31 ticks of the
+ * op before's takes one slot (the short forms). Any other op is a struct
+ * ct_op (two slots), then the slots of what it carries: a BLOCK's
+ * addresses; ENTER_AT's and NO_ENTRY's address and stack pointer; an EXT's
+ * payload; VALUES' address and stack pointer, then its payload. The clock
+ * deltas are from the last op with a clock: all but BLOCK and VALUES.
  */
 struct ct_op {
 	uint8_t type;
@@ -52,13 +59,14 @@ struct ct_op {
 	uint64_t clock;	   /* enter or exit clock, the mark's; BLOCK: the block's number */
 };
 
-_Static_assert(sizeof(struct ct_op) == 16, "ops are 16-byte slots");
+#define CT_OP_SLOTS 2
+_Static_assert(sizeof(struct ct_op) == CT_OP_SLOTS * 8, "an op is two slots");
 
 struct ct_chunk {
 	struct ct_chunk *next;
 	size_t n, cap;	  /* slots */
 	uint64_t records; /* records read for it, for the progress line */
-	struct ct_op *ops;
+	uint64_t *slots;
 };
 
 /* A selected thread: the chunks made for it, not yet taken. */
@@ -82,7 +90,15 @@ struct ct_par {
 
 static uint32_t ct_slots(size_t bytes)
 {
-	return (uint32_t)((bytes + sizeof(struct ct_op) - 1) / sizeof(struct ct_op));
+	return (uint32_t)((bytes + 7) / 8);
+}
+
+/* A short form's clock delta, if it fits. */
+static inline int ct_short_delta(uint64_t clock, uint64_t last, uint64_t *word)
+{
+	int64_t d = (int64_t)(clock - last);
+	*word = (uint64_t)(uint32_t)d << 32;
+	return d == (int32_t)d;
 }
 
 /* ---- queues ---------------------------------------------------------------------------- */
@@ -97,8 +113,8 @@ static struct ct_chunk *ct_chunk_get(struct ct_par *p, size_t slots)
 		c = ct_calloc(1, sizeof(*c));
 	size_t cap = slots > CT_PAR_CHUNK ? slots : CT_PAR_CHUNK;
 	if (c->cap < cap) {
-		free(c->ops);
-		c->ops = ct_malloc(cap * sizeof(*c->ops));
+		free(c->slots);
+		c->slots = ct_malloc(cap * sizeof(*c->slots));
 		c->cap = cap;
 	}
 	c->next = NULL;
@@ -172,22 +188,33 @@ struct ct_producer {
 	/* function tables: of the block being read, and of the held record's if older */
 	uint32_t block, emitted_block;
 	struct ct_buf table, held_table;
+	uint64_t last; /* the clock of the last op with one */
 };
 
-static struct ct_op *ct_emit(struct ct_producer *k, uint32_t slots)
+static uint64_t *ct_emit(struct ct_producer *k, uint32_t slots)
 {
 	struct ct_chunk *c = k->c;
 	if (__builtin_expect(c->n + slots > c->cap, 0)) {
 		if (c->n)
 			c = k->c = ct_par_publish(k->p, k->pt, c, slots);
 		if (c->cap < slots) {
-			free(c->ops);
-			c->ops = ct_malloc(slots * sizeof(*c->ops));
+			free(c->slots);
+			c->slots = ct_malloc(slots * sizeof(*c->slots));
 			c->cap = slots;
 		}
 	}
-	struct ct_op *op = &c->ops[c->n];
+	uint64_t *s = &c->slots[c->n];
 	c->n += slots;
+	return s;
+}
+
+/* An op of two slots, then extra more. */
+static struct ct_op *ct_emit_op(struct ct_producer *k, uint8_t type, uint64_t clock, uint32_t extra)
+{
+	struct ct_op *op = (struct ct_op *)ct_emit(k, CT_OP_SLOTS + extra);
+	memset(op, 0, sizeof(*op));
+	op->type = type;
+	op->clock = clock;
 	return op;
 }
 
@@ -195,24 +222,21 @@ static struct ct_op *ct_emit(struct ct_producer *k, uint32_t slots)
 static struct ct_op *ct_emit_with(struct ct_producer *k, uint8_t type, uint64_t clock,
 				  uint64_t addr, uint64_t sp, const void *payload, uint32_t len)
 {
-	struct ct_op *op = ct_emit(k, 2 + ct_slots(len));
-	op->type = type;
-	op->clock = clock;
+	struct ct_op *op = ct_emit_op(k, type, clock, 2 + ct_slots(len));
+	uint64_t *extra = (uint64_t *)(op + 1);
 	op->arg = len;
-	uint64_t frame[2] = { addr, sp };
-	memcpy(op + 1, frame, sizeof(frame));
+	extra[0] = addr;
+	extra[1] = sp;
 	if (len)
-		memcpy(op + 2, payload, len);
+		memcpy(extra + 2, payload, len);
 	return op;
 }
 
 static void ct_emit_block(struct ct_producer *k, uint32_t block)
 {
 	const struct ct_buf *t = block == k->block ? &k->table : &k->held_table;
-	struct ct_op *op = ct_emit(k, 1 + ct_slots(t->len));
-	op->type = CT_OP_BLOCK;
+	struct ct_op *op = ct_emit_op(k, CT_OP_BLOCK, block, ct_slots(t->len));
 	op->arg = (uint32_t)(t->len / 8);
-	op->clock = block;
 	if (t->len)
 		memcpy(op + 1, t->data, t->len);
 	k->emitted_block = block;
@@ -239,12 +263,17 @@ static void ct_produce_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 	if (ev && ev->kind == CT_EV_ENTER) { /* the frame of the call record being fed */
 		if (__builtin_expect(k->feeding_block != k->emitted_block, 0))
 			ct_emit_block(k, k->feeding_block);
-		struct ct_op *op = ct_emit(k, 1);
-		op->type = CT_OP_ENTER;
-		op->arg = ev->fidx;
-		op->clock = bf->enter_clock;
+		uint64_t w;
+		int fits = ct_short_delta(bf->enter_clock, k->last, &w);
+		k->last = bf->enter_clock;
+		if (__builtin_expect(fits && ev->fidx < (1u << 24), 1)) {
+			*ct_emit(k, 1) = w | (uint64_t)ev->fidx << 8 | CT_OP_ENTER_SHORT;
+			return;
+		}
+		ct_emit_op(k, CT_OP_ENTER, bf->enter_clock, 0)->arg = ev->fidx;
 		return;
 	}
+	k->last = bf->enter_clock;
 	struct ct_op *op =
 		ct_emit_with(k, CT_OP_ENTER_AT, bf->enter_clock, bf->addr, bf->sp, NULL, 0);
 	op->flag = (uint8_t)bf->before_attach;
@@ -257,14 +286,18 @@ static void ct_produce_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint
 	(void)depth, (void)ticks; /* the reader has the frame's enter clock */
 	if (__builtin_expect(k->valued != NULL, 0))
 		ct_emit_values(k, bf, CT_EV_EXIT);
+	uint64_t w;
+	int fits = ct_short_delta(exit_clock, k->last, &w);
+	k->last = exit_clock;
 	if (how == CT_CLOSE_NO_ENTRY) {
 		ct_emit_with(k, CT_OP_NO_ENTRY, exit_clock, bf->addr, bf->sp, NULL, 0);
 		return;
 	}
-	struct ct_op *op = ct_emit(k, 1);
-	op->type = CT_OP_EXIT;
-	op->flag = (uint8_t)how;
-	op->clock = exit_clock;
+	if (__builtin_expect(fits, 1)) {
+		*ct_emit(k, 1) = w | (uint64_t)how << 8 | CT_OP_EXIT_SHORT;
+		return;
+	}
+	ct_emit_op(k, CT_OP_EXIT, exit_clock, 0)->flag = (uint8_t)how;
 }
 
 static void ct_produce_ext(void *ctx, const struct ct_event *ev, uint32_t depth)
@@ -273,13 +306,12 @@ static void ct_produce_ext(void *ctx, const struct ct_event *ev, uint32_t depth)
 	(void)depth;
 	if (!k->p->marks || !ct_shown_ext(ev->ext_type))
 		return;
-	struct ct_op *op = ct_emit(k, 1 + ct_slots(ev->ext_len));
-	op->type = CT_OP_EXT;
+	struct ct_op *op = ct_emit_op(k, CT_OP_EXT, ev->clock, ct_slots(ev->ext_len));
 	op->ext_type = ev->ext_type;
 	op->arg = ev->ext_len;
-	op->clock = ev->clock;
 	if (ev->ext_len)
 		memcpy(op + 1, ev->ext, ev->ext_len);
+	k->last = ev->clock;
 }
 
 static const struct ct_builder_ops ct_produce_ops = {
@@ -422,7 +454,8 @@ struct ct_consumer {
 	uint32_t depth, cap;
 	uint64_t *table; /* the current block's function addresses */
 	uint32_t nfuncs, ntable, block;
-	int valued; /* the next ENTER or EXIT op has the values in tw->held */
+	uint64_t last; /* the clock of the last op with one */
+	int valued;    /* the next ENTER or EXIT op has the values in tw->held */
 };
 
 static struct ct_frame *ct_consumer_push(struct ct_consumer *c)
@@ -449,13 +482,12 @@ static void ct_consume_block(struct ct_consumer *c, const struct ct_op *op)
 static void ct_consume_values(struct ct_consumer *c, const struct ct_op *op)
 {
 	struct ct_walker *tw = c->tw;
-	uint64_t frame[2];
-	memcpy(frame, op + 1, sizeof(frame));
+	const uint64_t *extra = (const uint64_t *)(op + 1);
 	tw->held.kind = op->flag;
-	tw->held.addr = frame[0];
-	tw->held.sp = frame[1];
+	tw->held.addr = extra[0];
+	tw->held.sp = extra[1];
 	tw->captured_payload.len = 0;
-	ct_buf_append(&tw->captured_payload, op + 2, op->arg);
+	ct_buf_append(&tw->captured_payload, extra + 2, op->arg);
 	if (ct_captured_decode((const uint64_t *)tw->captured_payload.data, op->arg / 8,
 			       &tw->captured) < 0)
 		return; /* the worker decoded it: cannot happen */
@@ -471,15 +503,15 @@ static void ct_consume_valued(struct ct_consumer *c, struct ct_frame *f)
 	c->tw->cur = &c->tw->held;
 }
 
-static void ct_consume_enter(struct ct_consumer *c, const struct ct_op *op)
+static void ct_consume_enter(struct ct_consumer *c, uint32_t fidx, uint64_t clock)
 {
 	struct ct_walker *tw = c->tw;
-	struct ct_event ev = { .clock = op->clock, .fidx = op->arg };
-	ev.addr = c->table[op->arg];
+	struct ct_event ev = { .clock = clock, .fidx = fidx };
+	ev.addr = c->table[fidx];
 	struct ct_frame *f = ct_consumer_push(c);
 	f->addr = ev.addr;
 	f->sp = 0;
-	f->enter_clock = op->clock;
+	f->enter_clock = clock;
 	f->before_attach = 0;
 	f->user = ct_walker_func(tw, c->block, &ev, c->nfuncs);
 	if (__builtin_expect(c->valued, 0))
@@ -490,11 +522,10 @@ static void ct_consume_enter(struct ct_consumer *c, const struct ct_op *op)
 static void ct_consume_enter_at(struct ct_consumer *c, const struct ct_op *op)
 {
 	struct ct_walker *tw = c->tw;
-	uint64_t frame[2];
-	memcpy(frame, op + 1, sizeof(frame));
+	const uint64_t *extra = (const uint64_t *)(op + 1);
 	struct ct_frame *f = ct_consumer_push(c);
-	f->addr = frame[0];
-	f->sp = frame[1];
+	f->addr = extra[0];
+	f->sp = extra[1];
 	f->enter_clock = op->clock;
 	f->before_attach = op->flag;
 	f->user = ct_symbols_lookup(tw->w->sym, tw->th->instance, f->addr, f->enter_clock);
@@ -503,22 +534,21 @@ static void ct_consume_enter_at(struct ct_consumer *c, const struct ct_op *op)
 	ct_walk_enter(tw, f, c->depth - 1);
 }
 
-static void ct_consume_exit(struct ct_consumer *c, const struct ct_op *op)
+static void ct_consume_exit(struct ct_consumer *c, enum ct_close how, uint64_t clock)
 {
 	if (!c->depth)
 		return; /* the worker's builder pops only what it pushed */
 	struct ct_frame *f = &c->stack[--c->depth];
-	uint64_t ticks = op->clock > f->enter_clock ? op->clock - f->enter_clock : 0;
-	if (c->valued)
+	uint64_t ticks = clock > f->enter_clock ? clock - f->enter_clock : 0;
+	if (__builtin_expect(c->valued, 0))
 		ct_consume_valued(c, f);
-	ct_walk_exit(c->tw, f, c->depth, op->clock, ticks, (enum ct_close)op->flag);
+	ct_walk_exit(c->tw, f, c->depth, clock, ticks, how);
 }
 
 static void ct_consume_no_entry(struct ct_consumer *c, const struct ct_op *op)
 {
-	uint64_t frame[2];
-	memcpy(frame, op + 1, sizeof(frame));
-	struct ct_frame f = { .addr = frame[0], .sp = frame[1], .enter_clock = op->clock };
+	const uint64_t *extra = (const uint64_t *)(op + 1);
+	struct ct_frame f = { .addr = extra[0], .sp = extra[1], .enter_clock = op->clock };
 	if (c->valued)
 		ct_consume_valued(c, &f);
 	ct_walk_exit(c->tw, &f, c->depth, op->clock, 0, CT_CLOSE_NO_ENTRY);
@@ -534,44 +564,66 @@ static void ct_consume_ext(struct ct_consumer *c, const struct ct_op *op)
 	ct_walk_ext(c->tw, &ev, c->depth);
 }
 
+/* The clock of a short form. */
+static inline uint64_t ct_short_clock(struct ct_consumer *c, uint64_t word)
+{
+	return c->last += (uint64_t)(int64_t)(int32_t)(word >> 32);
+}
+
+/* The ops of a long form; how many slots it took. */
+static size_t ct_consume_op(struct ct_consumer *c, const struct ct_op *op)
+{
+	switch (op->type) {
+	case CT_OP_BLOCK:
+		ct_consume_block(c, op);
+		return CT_OP_SLOTS + op->arg;
+	case CT_OP_VALUES:
+		ct_consume_values(c, op);
+		return CT_OP_SLOTS + 2 + ct_slots(op->arg);
+	case CT_OP_ENTER:
+		ct_consume_enter(c, op->arg, c->last = op->clock);
+		break;
+	case CT_OP_EXIT:
+		ct_consume_exit(c, (enum ct_close)op->flag, c->last = op->clock);
+		break;
+	case CT_OP_ENTER_AT:
+		c->last = op->clock;
+		ct_consume_enter_at(c, op);
+		break;
+	case CT_OP_NO_ENTRY:
+		c->last = op->clock;
+		ct_consume_no_entry(c, op);
+		break;
+	case CT_OP_EXT:
+		c->last = op->clock;
+		ct_consume_ext(c, op);
+		return CT_OP_SLOTS + ct_slots(op->arg);
+	}
+	c->valued = 0; /* a call or return took the values, if any */
+	c->tw->cur = NULL;
+	return CT_OP_SLOTS + (op->type == CT_OP_ENTER_AT || op->type == CT_OP_NO_ENTRY ? 2 : 0);
+}
+
 static void ct_consume_chunk(struct ct_consumer *c, const struct ct_chunk *ch)
 {
 	for (size_t i = 0; i < ch->n;) {
-		const struct ct_op *op = &ch->ops[i];
-		switch (op->type) {
-		case CT_OP_ENTER:
-			ct_consume_enter(c, op);
-			i++;
+		uint64_t w = ch->slots[i];
+		switch (w & 0xff) {
+		case CT_OP_ENTER_SHORT:
+			ct_consume_enter(c, (uint32_t)(w >> 8) & 0xffffff, ct_short_clock(c, w));
 			break;
-		case CT_OP_EXIT:
-			ct_consume_exit(c, op);
-			i++;
+		case CT_OP_EXIT_SHORT:
+			ct_consume_exit(c, (enum ct_close)((w >> 8) & 0xff), ct_short_clock(c, w));
 			break;
-		case CT_OP_BLOCK:
-			ct_consume_block(c, op);
-			i += 1 + ct_slots((size_t)op->arg * 8);
-			continue;
-		case CT_OP_ENTER_AT:
-			ct_consume_enter_at(c, op);
-			i += 2;
-			break;
-		case CT_OP_NO_ENTRY:
-			ct_consume_no_entry(c, op);
-			i += 2;
-			break;
-		case CT_OP_EXT:
-			ct_consume_ext(c, op);
-			i += 1 + ct_slots(op->arg);
-			continue;
-		case CT_OP_VALUES:
-			ct_consume_values(c, op);
-			i += 2 + ct_slots(op->arg);
-			continue;
 		default:
-			return; /* cannot happen: the ops are ours */
+			i += ct_consume_op(c, (const struct ct_op *)&ch->slots[i]);
+			continue;
 		}
-		c->valued = 0; /* an ENTER or EXIT op took the values, if any */
-		c->tw->cur = NULL;
+		i++;
+		if (__builtin_expect(c->valued, 0)) {
+			c->valued = 0;
+			c->tw->cur = NULL;
+		}
 	}
 }
 
@@ -603,7 +655,7 @@ static void ct_par_free(struct ct_par *p)
 	while (p->free) {
 		struct ct_chunk *c = p->free;
 		p->free = c->next;
-		free(c->ops);
+		free(c->slots);
 		free(c);
 	}
 	free(p->threads);
