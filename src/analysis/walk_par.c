@@ -191,18 +191,26 @@ struct ct_producer {
 	uint64_t last; /* the clock of the last op with one */
 };
 
-static uint64_t *ct_emit(struct ct_producer *k, uint32_t slots)
+/* The chunk is full: publish it, and take one with room for slots. */
+static __attribute__((noinline)) struct ct_chunk *ct_emit_room(struct ct_producer *k,
+							       uint32_t slots)
 {
 	struct ct_chunk *c = k->c;
-	if (__builtin_expect(c->n + slots > c->cap, 0)) {
-		if (c->n)
-			c = k->c = ct_par_publish(k->p, k->pt, c, slots);
-		if (c->cap < slots) {
-			free(c->slots);
-			c->slots = ct_malloc(slots * sizeof(*c->slots));
-			c->cap = slots;
-		}
+	if (c->n)
+		c = k->c = ct_par_publish(k->p, k->pt, c, slots);
+	if (c->cap < slots) {
+		free(c->slots);
+		c->slots = ct_malloc(slots * sizeof(*c->slots));
+		c->cap = slots;
 	}
+	return c;
+}
+
+static inline uint64_t *ct_emit(struct ct_producer *k, uint32_t slots)
+{
+	struct ct_chunk *c = k->c;
+	if (__builtin_expect(c->n + slots > c->cap, 0))
+		c = ct_emit_room(k, slots);
 	uint64_t *s = &c->slots[c->n];
 	c->n += slots;
 	return s;
@@ -389,11 +397,23 @@ static int ct_produce_records(struct ct_producer *k)
 
 	ct_stream_open(&s, k->p->w->t, k->pt->th);
 	while ((r = ct_stream_next_block(&s)) > 0) {
+		uint64_t n = 0;
 		ct_produce_block(k, &s);
-		while ((r = ct_decoder_next(&s.dec, &ev)) > 0) {
-			k->c->records++;
-			ct_produce_event(k, &ev);
+		if (k->captures) {
+			while ((r = ct_decoder_next(&s.dec, &ev)) > 0) {
+				n++;
+				ct_produce_event(k, &ev);
+			}
+		} else { /* the common case: each record straight to the builder */
+			k->feeding = &ev;
+			k->feeding_block = k->block;
+			while ((r = ct_decoder_next(&s.dec, &ev)) > 0) {
+				n++;
+				ct_builder_event(&k->b, &ev);
+			}
+			k->feeding = NULL;
 		}
+		k->c->records += n;
 		if (r < 0) {
 			fprintf(stderr, "calltrace: %s: corrupt trace: bad record\n", s.t->path);
 			break;
