@@ -21,11 +21,15 @@
  * args ("unwound", "unfinished"). Marks, and returns whose call was not
  * seen, are thread-scoped instant events. A thread met again in a flight
  * recorder's later snapshot (its calls overlap) gets a tid of its own,
- * snapshot << 22 | tid, named "prog (snapshot N)".
+ * snapshot << 22 | tid, named "prog (snapshot N)". With record --kernel, system
+ * calls and off-CPU intervals are complete events of category "kernel" in the
+ * call that made them ("read [syscall]", args.call "read(fd=3, ...) = 4096").
  */
 #include <stdlib.h>
 
 #include "export_kit.h"
+#include "kernel_text.h"
+#include "../analysis/kwalk.h"
 #include "text.h"
 #include "values.h"
 
@@ -324,6 +328,36 @@ static void ct_cr_thread_end(void *ctx, const struct ct_thread_info *th)
 	}
 }
 
+/* record --kernel: a complete event nested, by its times, in the call that made it */
+static void ct_cr_kernel(void *ctx, const struct ct_kernel_rec *k, uint32_t depth)
+{
+	struct ct_cr *r = ctx;
+	struct ct_buf b = { 0 };
+	char name[128], text[512], us[48];
+	(void)depth;
+
+	if (!r->started)
+		ct_cr_start(r);
+	uint64_t ts = ct_xns(r->x->t, k->start), end = ct_xns(r->x->t, k->end);
+	if (end < ts)
+		end = ts;
+	ct_kernel_name(name, sizeof(name), k);
+	ct_kernel_text(text, sizeof(text), k, r->x->t->ns_per_tick);
+	static const char head[] = ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":";
+	ct_buf_append(&b, head, sizeof(head) - 1);
+	ct_json_quote(&b, name, 0);
+	ct_buf_append(&b, ",\"ts\":", 6);
+	ct_buf_append(&b, us, (size_t)(ct_put_us((uint8_t *)us, ts) - (uint8_t *)us));
+	ct_buf_append(&b, ",\"dur\":", 7);
+	ct_buf_append(&b, us, (size_t)(ct_put_us((uint8_t *)us, end - ts) - (uint8_t *)us));
+	ct_buf_append(&b, ",\"args\":{\"call\":", 16);
+	ct_json_quote(&b, text, 0);
+	ct_buf_append(&b, "}", 1);
+	ct_buf_append(&b, r->ids, r->ids_len);
+	ct_cr_put(r, ct_cr_held_for(r, r->open, ts), b.data, b.len);
+	ct_buf_free(&b);
+}
+
 static const struct ct_sink ct_cr_sink = {
 	.thread_begin = ct_cr_thread_begin,
 	.enter = ct_cr_enter,
@@ -341,7 +375,7 @@ int ct_export_chrome(struct ct_export *x)
 	ct_map_init(&r.procs, 16);
 	ct_map_init(&r.threads, 16);
 	ct_out_str(&x->out, "{\"traceEvents\":[");
-	rc = ct_walk_run(x->w, &ct_cr_sink, &r);
+	rc = ct_walk_run_kernel(x->w, &ct_cr_sink, &r, ct_cr_kernel);
 	ct_out_str(&x->out, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":");
 	ct_cr_quote_out(&r, "calltrace " CT_VERSION);
 	if (cmd) {

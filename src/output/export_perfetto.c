@@ -11,7 +11,10 @@
  * a TYPE_SLICE_END TrackEvent on the thread's track. Marks (lost events,
  * crashes) and returns whose call was not seen are TYPE_INSTANT events. A
  * thread met again in a flight recorder's later snapshot (its calls overlap)
- * gets a track of its own under the thread's, named "snapshot N".
+ * gets a track of its own under the thread's, named "snapshot N". With record
+ * --kernel, system calls and off-CPU intervals are slices too, on the thread's
+ * track in the call that made them ("read [syscall]", "[off-cpu: blocked in
+ * read]" inside it), their text in a debug annotation "call".
  *
  * Each thread is a packet sequence (trusted_packet_sequence_id) whose first
  * packet clears the incremental state and sets the sequence's defaults: its
@@ -67,6 +70,8 @@
 #include <stdlib.h>
 
 #include "export_kit.h"
+#include "kernel_text.h"
+#include "../analysis/kwalk.h"
 #include "text.h"
 #include "values.h"
 
@@ -220,6 +225,8 @@ struct ct_pf {
 	struct ct_map threads; /* threads described: ct_export_thread_key -> track uuid */
 	struct pb_msg m;
 	struct ct_values_cache values; /* record -a: arguments and return values as text */
+	uint64_t kend[4]; /* record --kernel: ends of the kernel slices open, innermost last */
+	uint32_t nkend;
 };
 
 /* Write m as one TracePacket and empty it. */
@@ -448,6 +455,45 @@ static void ct_pf_instant(struct ct_pf *f, uint64_t clock, const char *name)
 	ct_pf_emit(f);
 }
 
+/* End the kernel slices open that end by clock (UINT64_MAX: all). */
+static void ct_pf_kflush(struct ct_pf *f, uint64_t clock)
+{
+	while (f->nkend && f->kend[f->nkend - 1] <= clock)
+		ct_pf_event(f, ct_pf_delta(f, f->kend[--f->nkend]), TYPE_SLICE_END, 0);
+}
+
+/*
+ * record --kernel: a slice in the call that made it. Its end waits for what
+ * may nest in it (an off-CPU interval in a system call) or the next call.
+ */
+static void ct_pf_kernel(void *ctx, const struct ct_kernel_rec *k, uint32_t depth)
+{
+	struct ct_pf *f = ctx;
+	char name[128], text[512];
+	(void)depth;
+
+	if (!f->started)
+		ct_pf_start(f);
+	ct_pf_kflush(f, k->start);
+	uint64_t end = k->end;
+	if (f->nkend && end > f->kend[f->nkend - 1])
+		end = f->kend[f->nkend - 1]; /* within the slice it began in */
+	if (f->nkend == CT_ARRAY_SIZE(f->kend))
+		ct_pf_kflush(f, UINT64_MAX);
+	ct_kernel_name(name, sizeof(name), k);
+	ct_kernel_text(text, sizeof(text), k, f->x->t->ns_per_tick);
+	pb_put_varint(&f->m, F_PKT_TIMESTAMP, ct_pf_delta(f, k->start));
+	pb_put_varint(&f->m, F_PKT_SEQ_ID, f->seq);
+	pb_open(&f->m, F_PKT_TRACK_EVENT);
+	pb_put_varint(&f->m, F_TE_TYPE, TYPE_SLICE_BEGIN);
+	pb_put_str(&f->m, F_TE_NAME, name);
+	ct_pf_annotate(f, "call", text);
+	pb_close(&f->m);
+	pb_put_varint(&f->m, F_PKT_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	ct_pf_emit(f);
+	f->kend[f->nkend++] = end;
+}
+
 static void ct_pf_thread_begin(void *ctx, const struct ct_thread_info *th)
 {
 	struct ct_pf *f = ctx;
@@ -463,6 +509,8 @@ static void ct_pf_enter(void *ctx, const struct ct_call *c)
 	ct_xprogress_tick(&f->x->prog, c->enter_clock);
 	if (__builtin_expect(!f->started, 0))
 		ct_pf_start(f);
+	if (__builtin_expect(f->nkend != 0, 0))
+		ct_pf_kflush(f, UINT64_MAX);
 	uint64_t d = ct_pf_delta(f, c->enter_clock);
 	char args[1024];
 	int has_args = c->values && ct_call_args_text(&f->values, c->values, args, sizeof(args));
@@ -482,6 +530,8 @@ static void ct_pf_exit(void *ctx, const struct ct_call *c)
 	struct ct_pf *f = ctx;
 
 	ct_xprogress_tick(&f->x->prog, c->exit_clock);
+	if (__builtin_expect(f->nkend != 0, 0))
+		ct_pf_kflush(f, UINT64_MAX);
 	if (__builtin_expect(!f->open || (c->how == CT_CLOSE_NO_ENTRY && c->depth >= f->open), 0)) {
 		/* a return whose call was not seen: no slice to end */
 		const struct ct_func *fn = ct_symbols_func(f->x->sym, c->func);
@@ -507,6 +557,7 @@ static void ct_pf_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 	char name[1024];
 	(void)depth;
 
+	ct_pf_kflush(f, UINT64_MAX);
 	if (ct_export_mark_name(f->x, f->th, ev, name, sizeof(name)))
 		ct_pf_instant(f, ev->clock, name);
 }
@@ -515,6 +566,7 @@ static void ct_pf_thread_end(void *ctx, const struct ct_thread_info *th)
 {
 	struct ct_pf *f = ctx;
 
+	ct_pf_kflush(f, UINT64_MAX);
 	/* the walker closes every call; should one be left, end it with the thread */
 	while (f->open) {
 		f->open--;
@@ -539,7 +591,7 @@ int ct_export_perfetto(struct ct_export *x)
 
 	ct_map_init(&f.procs, 16);
 	ct_map_init(&f.threads, 16);
-	rc = ct_walk_run(x->w, &ct_pf_sink, &f);
+	rc = ct_walk_run_kernel(x->w, &ct_pf_sink, &f, ct_pf_kernel);
 	ct_map_free(&f.procs);
 	ct_map_free(&f.threads);
 	ct_buf_free(&f.m.b);

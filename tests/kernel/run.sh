@@ -24,6 +24,8 @@
 #               short ones, report --no-kernel has no kernel columns' worth
 #   report/*    oncpu/offcpu per function (text and --json), --sort offcpu,
 #               --syscalls rows
+#   export/*    Perfetto: well formed, read [syscall] and off-CPU slices; Chrome:
+#               pipe_reader's 4 reads nested in its event
 #   unprivileged  as nobody (perf_event_paranoid 2): one line says what is
 #               missing, exit 0, the calls are recorded
 #   hostile/*   KERNEL blocks that lie: refused in one line (exit 2) or read
@@ -212,6 +214,36 @@ if awk '$NF == "[syscall]" && $(NF - 1) == "clock_nanosleep" && $3 == 4 { f = 1 
 	ok report/syscalls
 else
 	bad report/syscalls "no 'clock_nanosleep [syscall]' row with 4 calls" sc.txt
+fi
+
+# ---- exports ----
+timeout -k 5 $T "$CT" export -i pipe.data --format perfetto -o pipe.pftrace 2>pf.err
+if "$PY" - "$ROOT/tests/export" pipe.pftrace <<'EOF' 2>>pf.err; then
+import sys
+sys.path.insert(0, sys.argv[1])
+import check
+d = check.decode_perfetto(sys.argv[2])  # well formed: slices nest, time never goes back
+n = sum(v for (_, name), v in d['calls'].items() if name == 'read [syscall]')
+o = sum(v for (_, name), v in d['calls'].items() if name == '[off-cpu: blocked in read]')
+assert n >= 4 and o >= 1, (n, o)
+EOF
+	ok export/perfetto
+else
+	bad export/perfetto "no read [syscall] or off-CPU slices, or a bad trace" pf.err
+fi
+timeout -k 5 $T "$CT" export -i pipe.data --format chrome -o pipe.json 2>cr.err
+if "$PY" - pipe.json <<'EOF' 2>>cr.err; then
+import json, sys
+ev = json.load(open(sys.argv[1]))['traceEvents']
+fn = [e for e in ev if e.get('ph') == 'X' and e['name'] == 'pipe_reader'][0]
+inside = [e for e in ev if e.get('cat') == 'kernel' and e['tid'] == fn['tid'] and
+          fn['ts'] <= e['ts'] and e['ts'] + e['dur'] <= fn['ts'] + fn['dur']]
+reads = [e for e in inside if e['name'] == 'read [syscall]']
+assert len(reads) == 4 and all('count=4096' in e['args']['call'] for e in reads), reads
+EOF
+	ok export/chrome
+else
+	bad export/chrome "pipe_reader's 4 reads not nested in it" cr.err
 fi
 
 # ---- without privileges: one line, the rest recorded ----
