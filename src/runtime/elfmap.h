@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime.h"
+
 struct ct_elf_map {
 	const uint8_t *data;
 	size_t len;

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime.h"
+
 struct ct_elf_map;
 
 #define CT_PLAN_BYTES 36 /* endbr64 and the moved bytes (CT_MOVED_MAX) */
