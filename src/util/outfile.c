@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,4 +73,59 @@ int ct_outfile_finish(struct ct_outfile *o, int ok)
 	o->tmp = o->path = NULL;
 	errno = err;
 	return r;
+}
+
+/* The temporary file being written, removed if a signal ends us. */
+static char *volatile ct_output_tmp;
+
+static void ct_output_on_signal(int sig)
+{
+	if (ct_output_tmp)
+		unlink(ct_output_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int ct_output_open(struct ct_output *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	o->file.fd = -1;
+	if (!strcmp(path, "-")) {
+		o->name = "standard output";
+		o->f = stdout;
+		return 0;
+	}
+	o->name = path;
+	signal(SIGINT, ct_output_on_signal);
+	signal(SIGTERM, ct_output_on_signal);
+	signal(SIGHUP, ct_output_on_signal);
+	if (ct_outfile_open(&o->file, path) < 0)
+		return -1;
+	ct_output_tmp = o->file.tmp;
+	if (!(o->f = fdopen(o->file.fd, "w"))) {
+		int err = errno;
+		close(o->file.fd);
+		ct_output_close(o, 0);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+int ct_output_close(struct ct_output *o, int ok)
+{
+	int err = 0;
+	if (o->f == stdout) {
+		if (fflush(stdout) != 0)
+			err = errno;
+	} else {
+		if (o->f && fclose(o->f) != 0)
+			err = errno;
+		ct_output_tmp = NULL; /* before it is freed: the signal handler reads it */
+		if (ct_outfile_finish(&o->file, ok && !err) < 0 && !err)
+			err = errno;
+	}
+	o->f = NULL;
+	errno = err;
+	return err ? -1 : 0;
 }

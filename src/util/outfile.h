@@ -9,6 +9,8 @@
 #ifndef CT_UTIL_OUTFILE_H
 #define CT_UTIL_OUTFILE_H
 
+#include <stdio.h>
+
 struct ct_outfile {
 	int fd;	    /* where to write; the caller closes it (or the FILE made from it) */
 	char *path; /* the place */
@@ -19,5 +21,22 @@ struct ct_outfile {
 int ct_outfile_open(struct ct_outfile *o, const char *path);
 /* After the fd is closed: ok, rename into place (-1 with errno if that fails); else remove. */
 int ct_outfile_finish(struct ct_outfile *o, int ok);
+
+/*
+ * The output a command writes (-o PATH; "-" is standard output) as a FILE:
+ * a file through ct_outfile, whose temporary file a SIGINT, SIGTERM or SIGHUP
+ * removes before it ends us (one output at a time: the handlers are the
+ * process's). Standard output is written as it is, flushed, never closed.
+ */
+struct ct_output {
+	const char *name; /* for messages: the path, or "standard output" */
+	FILE *f;
+	struct ct_outfile file;
+};
+
+/* 0, or -1 with errno. */
+int ct_output_open(struct ct_output *o, const char *path);
+/* Close it; ok: the file goes in place, else it is removed. 0, or -1 with errno (the first). */
+int ct_output_close(struct ct_output *o, int ok);
 
 #endif
