@@ -163,4 +163,30 @@ int ct_read_opt(const char *cmd, struct ct_read_opts *o, int c, const char *arg)
 /* Open the trace or exit with status 2 and one line on stderr. */
 struct ct_trace *ct_cli_open(const struct ct_read_opts *o);
 
+/*
+ * A command that reads a trace (replay, report, info, dump, export, flame;
+ * cmd_read.c): what tells one from another. Its options are parsed by
+ * ct_read_start(), the common ones (CT_READ_LONGOPTS, and the filters if it
+ * takes them) there, its own by own().
+ */
+struct ct_read_cmd {
+	const char *name;
+	const char *help;
+	const char *shortopts;
+	const struct option *longopts;
+	/* the command's own options: 0 if taken, -1 after printing an error */
+	int (*own)(void *ctx, int c, const char *arg);
+	void *ctx;
+	struct ct_cli_filter *filter; /* NULL: the command takes no filters */
+	/* once all options are read, before the trace opens: 0, or -1 after printing an error */
+	int (*check)(void *ctx);
+};
+
+/* Parse the options and open the trace; NULL with *status set when the command is done. */
+struct ct_trace *ct_read_start(const struct ct_read_cmd *cmd, int argc, char **argv,
+			       struct ct_read_opts *ro, int *status);
+/* The walker of cmd's filters (cmd takes filters), or exit 2 with "NAME: why". */
+struct ct_walk *ct_cli_walk(const struct ct_read_cmd *cmd, struct ct_trace *t,
+			    struct ct_symbols *sym);
+
 #endif

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* calltrace export: write the calls for Perfetto, Chrome's viewers or flame graphs. */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -40,17 +38,6 @@ static const struct {
 	[CT_EXPORT_FOLDED] = { "folded", "calltrace.folded", { ".folded", NULL } },
 };
 
-/* The temporary file, removed if we are interrupted. */
-static char *ct_tmp_path;
-
-static void ct_export_on_signal(int sig)
-{
-	if (ct_tmp_path)
-		unlink(ct_tmp_path);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 static int ct_format_from_name(const char *s)
 {
 	for (size_t i = 0; i < CT_ARRAY_SIZE(ct_formats); i++)
@@ -72,6 +59,67 @@ static int ct_format_from_path(const char *path)
 	return -1;
 }
 
+/* What the options say, before they are checked together. */
+struct ct_export_args {
+	int format; /* -1: not said */
+	const char *output, *weight;
+	struct ct_export_opts o;
+};
+
+static int ct_export_opt(void *ctx, int c, const char *arg)
+{
+	struct ct_export_args *a = ctx;
+
+	switch (c) {
+	case 'f':
+		a->format = ct_format_from_name(arg);
+		if (a->format < 0) {
+			ct_error("export: --format takes perfetto, chrome or folded, not '%s'",
+				 arg);
+			return -1;
+		}
+		return 0;
+	case 'o':
+		a->output = arg;
+		return 0;
+	case 1400:
+		a->weight = arg;
+		if (strcmp(arg, "time") && strcmp(arg, "calls")) {
+			ct_error("export: --weight takes time or calls, not '%s'", arg);
+			return -1;
+		}
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int ct_export_check(void *ctx)
+{
+	struct ct_export_args *a = ctx;
+
+	if (a->format < 0 && a->output && strcmp(a->output, "-"))
+		a->format = ct_format_from_path(a->output);
+	if (a->format < 0) {
+		ct_error("export: say which format: --format perfetto, chrome or folded");
+		return -1;
+	}
+	if (a->weight && a->format != CT_EXPORT_FOLDED) {
+		ct_error("export: --weight is for --format folded");
+		return -1;
+	}
+	a->o.format = (enum ct_export_format)a->format;
+	a->o.weight = a->weight && !strcmp(a->weight, "calls") ? CT_FOLD_CALLS : CT_FOLD_TIME;
+	if (!a->output)
+		a->output = ct_formats[a->format].file;
+	if (!strcmp(a->output, "-") && a->o.format == CT_EXPORT_PERFETTO && isatty(STDOUT_FILENO)) {
+		ct_error("export: a Perfetto trace is binary: not writing it to a terminal (-o "
+			 "FILE)");
+		return -1;
+	}
+	return 0;
+}
+
 int ct_cmd_export(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "format", required_argument, NULL, 'f' },
@@ -80,88 +128,25 @@ int ct_cmd_export(int argc, char **argv)
 						  CT_FILTER_LONGOPTS,
 						  CT_READ_LONGOPTS,
 						  { 0 } };
-	struct ct_export_opts o = { .progress = 1 };
-	struct ct_read_opts ro;
+	struct ct_export_args a = { .format = -1, .o = { .progress = 1 } };
 	struct ct_cli_filter cf;
-	const char *output = NULL, *weight = NULL;
-	int format = -1, c;
+	const struct ct_read_cmd cmd = { .name = "export",
+					 .help = ct_export_help,
+					 .shortopts = "f:o:i:h" CT_FILTER_SHORTOPTS,
+					 .longopts = longopts,
+					 .own = ct_export_opt,
+					 .ctx = &a,
+					 .filter = &cf,
+					 .check = ct_export_check };
+	struct ct_read_opts ro;
+	int status;
 
-	ct_read_opts_init(&ro);
 	ct_cli_filter_init(&cf);
-	while ((c = ct_getopt("export", argc, argv, "f:o:i:h" CT_FILTER_SHORTOPTS, longopts)) !=
-	       -1) {
-		if (c == -2)
-			return CT_EXIT_USAGE;
-		int r = ct_read_opt("export", &ro, c, optarg);
-		if (!r)
-			r = ct_cli_filter_opt("export", &cf, c, optarg);
-		if (r < 0)
-			return CT_EXIT_USAGE;
-		if (r)
-			continue;
-		switch (c) {
-		case 'h':
-			fputs(ct_export_help, stdout);
-			return 0;
-		case 'f':
-			format = ct_format_from_name(optarg);
-			if (format < 0) {
-				ct_error("export: --format takes perfetto, chrome or folded, not "
-					 "'%s'",
-					 optarg);
-				return CT_EXIT_USAGE;
-			}
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 1400:
-			weight = optarg;
-			if (strcmp(weight, "time") && strcmp(weight, "calls")) {
-				ct_error("export: --weight takes time or calls, not '%s'", weight);
-				return CT_EXIT_USAGE;
-			}
-			break;
-		default:
-			return CT_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		ct_error("export: unexpected argument '%s' (see 'calltrace export --help')",
-			 argv[optind]);
-		return CT_EXIT_USAGE;
-	}
-	if (format < 0 && output && strcmp(output, "-"))
-		format = ct_format_from_path(output);
-	if (format < 0) {
-		ct_error("export: say which format: --format perfetto, chrome or folded");
-		return CT_EXIT_USAGE;
-	}
-	if (weight && format != CT_EXPORT_FOLDED) {
-		ct_error("export: --weight is for --format folded");
-		return CT_EXIT_USAGE;
-	}
-	o.format = (enum ct_export_format)format;
-	o.weight = weight && !strcmp(weight, "calls") ? CT_FOLD_CALLS : CT_FOLD_TIME;
-	if (!output)
-		output = ct_formats[format].file;
-	int to_stdout = !strcmp(output, "-");
-	if (to_stdout && o.format == CT_EXPORT_PERFETTO && isatty(STDOUT_FILENO)) {
-		ct_error("export: a Perfetto trace is binary: not writing it to a terminal (-o "
-			 "FILE)");
-		return CT_EXIT_USAGE;
-	}
-
-	struct ct_trace *t = ct_cli_open(&ro);
+	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
+	if (!t)
+		return status;
 	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
-	char err[1024];
-	struct ct_walk *w = ct_walk_new(t, sym, &cf.f, err, sizeof(err));
-	if (!w) {
-		ct_error("export: %s", err);
-		ct_symbols_close(sym);
-		ct_trace_close(t);
-		return CT_EXIT_USAGE;
-	}
+	struct ct_walk *w = ct_cli_walk(&cmd, t, sym);
 
 	/*
 	 * A file is written whole under a unique name beside its place and
@@ -169,53 +154,23 @@ int ct_cmd_export(int argc, char **argv)
 	 * behind; a device or a pipe (-o /dev/null) is written directly, as
 	 * standard output is.
 	 */
-	FILE *f = stdout;
-	struct ct_outfile out = { .fd = -1 };
+	struct ct_output out;
+	int werr = 0, rc = -1;
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is a write error, reported */
 	signal(SIGXFSZ, SIG_IGN); /* and so is the file size limit */
-	if (!to_stdout) {
-		signal(SIGINT, ct_export_on_signal);
-		signal(SIGTERM, ct_export_on_signal);
-		signal(SIGHUP, ct_export_on_signal);
-		if (ct_outfile_open(&out, output) < 0)
-			goto cannot_write;
-		ct_tmp_path = out.tmp;
-		if (!(f = fdopen(out.fd, "w"))) {
-			int e = errno;
-			close(out.fd);
-			ct_tmp_path = NULL;
-			ct_outfile_finish(&out, 0);
-			errno = e;
-			goto cannot_write;
-		}
-	}
-
-	int werr = 0;
-	int rc = ct_export(t, sym, w, f, &o, &werr);
-	if (!to_stdout && fclose(f) != 0 && !werr)
+	if (ct_output_open(&out, a.output) < 0) {
 		werr = errno;
-	if (!to_stdout) {
-		ct_tmp_path = NULL; /* before it is freed: the signal handler reads it */
-		if (ct_outfile_finish(&out, !werr && rc == 0) < 0)
+	} else {
+		rc = ct_export(t, sym, w, out.f, &a.o, &werr);
+		if (ct_output_close(&out, !werr && rc == 0) < 0 && !werr)
 			werr = errno;
 	}
 	ct_walk_free(w);
 	ct_symbols_close(sym);
 	ct_trace_close(t);
 	if (werr) {
-		errno = werr;
-		if (to_stdout)
-			ct_error("cannot write standard output: %s", strerror(werr));
-		else
-			ct_error("cannot write %s: %s", output, strerror(werr));
+		ct_error("cannot write %s: %s", out.name, strerror(werr));
 		return CT_EXIT_USAGE;
 	}
 	return rc < 0 ? CT_EXIT_USAGE : 0;
-
-cannot_write:
-	ct_error("cannot write %s: %s", output, strerror(errno));
-	ct_walk_free(w);
-	ct_symbols_close(sym);
-	ct_trace_close(t);
-	return CT_EXIT_USAGE;
 }

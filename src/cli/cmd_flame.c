@@ -4,8 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "../output/flame.h"
@@ -22,57 +20,47 @@ static const char ct_flame_help[] =
 	"  -o, --output=FILE    the page to write (default: flame.html; '-': stdout)\n"
 	"      --title=TEXT     the page's title (default: the recorded command)\n"
 	"      --per-thread     one tree per thread under the root instead of one for "
-	"all\n" CT_FILTER_HELP CT_READ_HELP;
+	"all\n"
+	"      --weight=WHAT    what a frame's width is: wall (its time, the default),\n"
+	"                       oncpu or offcpu (the part on or off the CPU: a trace\n"
+	"                       recorded with --kernel)\n" CT_FILTER_HELP CT_READ_HELP;
 
-enum { CT_OPT_TITLE = 1500, CT_OPT_PER_THREAD };
+enum { CT_OPT_TITLE = 1500, CT_OPT_PER_THREAD, CT_OPT_WEIGHT };
 
-static int ct_flame_fail(const char *path, int err)
-{
-	ct_error("cannot write %s: %s", path, strerror(err));
-	return CT_EXIT_USAGE;
-}
-
-/*
- * The output: a file is written whole under a unique name beside its place
- * and renamed there (src/util/outfile.c), so an unwritable output fails
- * before the walk and a failed write leaves an earlier page alone; a link at
- * the path is replaced, not followed. A device, a pipe or '-' (stdout) is
- * written directly.
- */
-struct ct_flame_out {
-	const char *path; /* as given, for messages */
-	struct ct_outfile file;
-	FILE *f;
+struct ct_flame_args {
+	const char *path;
+	struct ct_flame_opts fo;
 };
 
-static int ct_flame_open(struct ct_flame_out *o, const char *path)
+static int ct_flame_opt(void *ctx, int c, const char *arg)
 {
-	memset(o, 0, sizeof(*o));
-	o->path = path;
-	if (!strcmp(path, "-")) {
-		o->path = "stdout";
-		o->f = stdout;
+	struct ct_flame_args *a = ctx;
+
+	switch (c) {
+	case 'o':
+		a->path = arg;
 		return 0;
+	case CT_OPT_TITLE:
+		a->fo.title = arg;
+		return 0;
+	case CT_OPT_PER_THREAD:
+		a->fo.per_thread = 1;
+		return 0;
+	case CT_OPT_WEIGHT:
+		return ct_flame_weight_parse(arg, &a->fo.weight);
+	default:
+		return -1;
 	}
-	if (ct_outfile_open(&o->file, path) < 0)
-		return ct_flame_fail(path, errno);
-	if (!(o->f = fdopen(o->file.fd, "w"))) {
-		int err = errno;
-		close(o->file.fd);
-		ct_outfile_finish(&o->file, 0);
-		return ct_flame_fail(path, err);
-	}
-	return 0;
 }
 
-/* Close (rename into place, or remove the unfinished file); the exit status. */
-static int ct_flame_close(struct ct_flame_out *o, int status)
+static int ct_flame_check(void *ctx)
 {
-	if (o->f && o->f != stdout && fclose(o->f) != 0 && !status)
-		status = ct_flame_fail(o->path, errno);
-	if (o->f != stdout && ct_outfile_finish(&o->file, !status) < 0 && !status)
-		status = ct_flame_fail(o->path, errno);
-	return status;
+	const struct ct_flame_args *a = ctx;
+	if (!*a->path) {
+		ct_error("flame: --output needs a file name ('-' for stdout)");
+		return -1;
+	}
+	return 0;
 }
 
 int ct_cmd_flame(int argc, char **argv)
@@ -81,82 +69,59 @@ int ct_cmd_flame(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, CT_OPT_TITLE },
 		{ "per-thread", no_argument, NULL, CT_OPT_PER_THREAD },
+		{ "weight", required_argument, NULL, CT_OPT_WEIGHT },
 		CT_FILTER_LONGOPTS,
 		CT_READ_LONGOPTS,
 		{ 0 }
 	};
-	struct ct_read_opts ro;
+	struct ct_flame_args a = { .path = "flame.html" };
 	struct ct_cli_filter cf;
-	struct ct_flame_opts fo = { 0 };
-	const char *path = "flame.html";
-	int c;
+	const struct ct_read_cmd cmd = { .name = "flame",
+					 .help = ct_flame_help,
+					 .shortopts = "o:i:h" CT_FILTER_SHORTOPTS,
+					 .longopts = longopts,
+					 .own = ct_flame_opt,
+					 .ctx = &a,
+					 .filter = &cf,
+					 .check = ct_flame_check };
+	struct ct_read_opts ro;
+	int status;
 
-	ct_read_opts_init(&ro);
 	ct_cli_filter_init(&cf);
-	while ((c = ct_getopt("flame", argc, argv, "o:i:h" CT_FILTER_SHORTOPTS, longopts)) != -1) {
-		int r;
-		if (c == -2)
-			return CT_EXIT_USAGE;
-		if ((r = ct_read_opt("flame", &ro, c, optarg)) ||
-		    (r = ct_cli_filter_opt("flame", &cf, c, optarg))) {
-			if (r < 0)
-				return CT_EXIT_USAGE;
-			continue;
-		}
-		switch (c) {
-		case 'h':
-			fputs(ct_flame_help, stdout);
-			return 0;
-		case 'o':
-			path = optarg;
-			break;
-		case CT_OPT_TITLE:
-			fo.title = optarg;
-			break;
-		case CT_OPT_PER_THREAD:
-			fo.per_thread = 1;
-			break;
-		default:
-			return CT_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		ct_error("flame: unexpected argument '%s' (see 'calltrace flame --help')",
-			 argv[optind]);
-		return CT_EXIT_USAGE;
-	}
-	if (!*path) {
-		ct_error("flame: --output needs a file name ('-' for stdout)");
-		return CT_EXIT_USAGE;
-	}
-
-	struct ct_trace *t = ct_cli_open(&ro);
+	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
+	if (!t)
+		return status;
 	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
-	char err[512];
-	struct ct_walk *w = ct_walk_new(t, sym, &cf.f, err, sizeof(err));
-	if (!w) {
-		ct_error("flame: %s", err);
-		ct_symbols_close(sym);
-		ct_trace_close(t);
-		return CT_EXIT_USAGE;
-	}
-
+	struct ct_walk *w = ct_cli_walk(&cmd, t, sym);
 	ct_walk_progress(w, "flame", 0);
-	struct ct_flame_out o;
-	int status = ct_flame_open(&o, path);
-	if (!status) {
-		int rc;
-		struct ct_flame *fl = ct_flame_build(t, sym, w, &fo, &rc);
+
+	/*
+	 * A file is written whole under a unique name beside its place and
+	 * renamed there (src/util/outfile.c), so an unwritable output fails
+	 * before the walk and a failed write leaves an earlier page alone; a
+	 * link at the path is replaced, not followed. A device, a pipe or '-'
+	 * (stdout) is written directly.
+	 */
+	struct ct_output out;
+	int werr = 0, rc = 0;
+	if (ct_output_open(&out, a.path) < 0) {
+		werr = errno;
+	} else {
+		struct ct_flame *fl = ct_flame_build(t, sym, w, &a.fo, &rc);
 		errno = 0;
-		if (ct_flame_write(fl, o.f) < 0)
-			status = ct_flame_fail(o.path, errno ? errno : EIO);
+		if (ct_flame_write(fl, out.f) < 0)
+			werr = errno ? errno : EIO;
 		ct_flame_free(fl);
-		status = ct_flame_close(&o, status);
-		if (!status && rc < 0)
-			status = CT_EXIT_USAGE; /* the reader said which block */
+		/* a part that could not be read: the page shows the rest (the reader said which) */
+		if (ct_output_close(&out, !werr) < 0 && !werr)
+			werr = errno;
 	}
 	ct_walk_free(w);
 	ct_symbols_close(sym);
 	ct_trace_close(t);
-	return status;
+	if (werr) {
+		ct_error("cannot write %s: %s", out.name, strerror(werr));
+		return CT_EXIT_USAGE;
+	}
+	return rc < 0 ? CT_EXIT_USAGE : 0;
 }

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The commands that read a trace: replay, report, info, dump. */
+/*
+ * The commands that read a trace: replay, report, info, dump; and what every
+ * reading command (export, flame too) starts with: ct_read_start() and
+ * ct_cli_walk().
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,21 +63,8 @@ static int ct_end(struct ct_trace *t, struct ct_symbols *sym, int rc)
 	return rc < 0 ? CT_EXIT_USAGE : 0;
 }
 
-/* What tells one reading command from another. */
-struct ct_read_cmd {
-	const char *name;
-	const char *help;
-	const char *shortopts;
-	const struct option *longopts;
-	/* the command's own options: 0 if taken, -1 after printing an error */
-	int (*own)(void *ctx, int c, const char *arg);
-	void *ctx;
-	struct ct_cli_filter *filter; /* NULL: the command takes no filters */
-};
-
-/* Parse the options and open the trace; NULL with *status set when the command is done. */
-static struct ct_trace *ct_read_start(const struct ct_read_cmd *cmd, int argc, char **argv,
-				      struct ct_read_opts *ro, int *status)
+struct ct_trace *ct_read_start(const struct ct_read_cmd *cmd, int argc, char **argv,
+			       struct ct_read_opts *ro, int *status)
 {
 	int c;
 
@@ -100,17 +91,18 @@ static struct ct_trace *ct_read_start(const struct ct_read_cmd *cmd, int argc, c
 			 argv[optind], cmd->name);
 		return NULL;
 	}
+	if (cmd->check && cmd->check(cmd->ctx) < 0)
+		return NULL;
 	return ct_cli_open(ro);
 }
 
-/* The walker for a command's filters, or exit 2 with the reason. */
-static struct ct_walk *ct_cli_walk(struct ct_trace *t, struct ct_symbols *sym,
-				   const struct ct_cli_filter *cf)
+struct ct_walk *ct_cli_walk(const struct ct_read_cmd *cmd, struct ct_trace *t,
+			    struct ct_symbols *sym)
 {
 	char err[512];
-	struct ct_walk *w = ct_walk_new(t, sym, &cf->f, err, sizeof(err));
+	struct ct_walk *w = ct_walk_new(t, sym, &cmd->filter->f, err, sizeof(err));
 	if (!w) {
-		ct_error("%s", err);
+		ct_error("%s: %s", cmd->name, err);
 		exit(CT_EXIT_USAGE);
 	}
 	return w;
@@ -134,8 +126,13 @@ int ct_cmd_replay(int argc, char **argv)
 						  CT_FILTER_LONGOPTS, CT_READ_LONGOPTS, { 0 } };
 	struct ct_replay_opts o = { 0 };
 	struct ct_cli_filter cf;
-	const struct ct_read_cmd cmd = { "replay", ct_replay_help, "Ti:h" CT_FILTER_SHORTOPTS,
-					 longopts, ct_replay_opt,  &o, &cf };
+	const struct ct_read_cmd cmd = { .name = "replay",
+					 .help = ct_replay_help,
+					 .shortopts = "Ti:h" CT_FILTER_SHORTOPTS,
+					 .longopts = longopts,
+					 .own = ct_replay_opt,
+					 .ctx = &o,
+					 .filter = &cf };
 	struct ct_read_opts ro;
 	int status;
 
@@ -144,7 +141,7 @@ int ct_cmd_replay(int argc, char **argv)
 	if (!t)
 		return status;
 	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
-	struct ct_walk *w = ct_cli_walk(t, sym, &cf);
+	struct ct_walk *w = ct_cli_walk(&cmd, t, sym);
 	ct_walk_progress(w, "replay", 1);
 	int rc = ct_replay(t, sym, w, stdout, &o);
 	ct_walk_free(w);
@@ -200,8 +197,13 @@ int ct_cmd_report(int argc, char **argv)
 						  { 0 } };
 	struct ct_report_opts o = { 0 };
 	struct ct_cli_filter cf;
-	const struct ct_read_cmd cmd = { "report", ct_report_help, "s:i:h" CT_FILTER_SHORTOPTS,
-					 longopts, ct_report_opt,  &o, &cf };
+	const struct ct_read_cmd cmd = { .name = "report",
+					 .help = ct_report_help,
+					 .shortopts = "s:i:h" CT_FILTER_SHORTOPTS,
+					 .longopts = longopts,
+					 .own = ct_report_opt,
+					 .ctx = &o,
+					 .filter = &cf };
 	struct ct_read_opts ro;
 	int status;
 
@@ -215,14 +217,14 @@ int ct_cmd_report(int argc, char **argv)
 		return CT_EXIT_USAGE;
 	}
 	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
-	struct ct_walk *w = ct_cli_walk(t, sym, &cf);
+	struct ct_walk *w = ct_cli_walk(&cmd, t, sym);
 	int rc;
 	if (o.diff) {
 		struct ct_read_opts old_ro = ro;
 		old_ro.input = o.diff;
 		struct ct_trace *old_t = ct_cli_open(&old_ro);
 		struct ct_symbols *old_sym = ct_symbols_open(old_t, ro.demangle);
-		struct ct_walk *old_w = ct_cli_walk(old_t, old_sym, &cf);
+		struct ct_walk *old_w = ct_cli_walk(&cmd, old_t, old_sym);
 		ct_walk_progress(old_w, "report", 0);
 		ct_walk_progress(w, "report", 0);
 		rc = ct_report_diff(old_t, old_sym, old_w, t, sym, w, stdout, &o);
@@ -251,8 +253,12 @@ int ct_cmd_info(int argc, char **argv)
 						  CT_READ_LONGOPTS,
 						  { 0 } };
 	int skipped = 0;
-	const struct ct_read_cmd cmd = { "info", ct_info_help, "i:h", longopts, ct_info_opt,
-					 &skipped, NULL };
+	const struct ct_read_cmd cmd = { .name = "info",
+					 .help = ct_info_help,
+					 .shortopts = "i:h",
+					 .longopts = longopts,
+					 .own = ct_info_opt,
+					 .ctx = &skipped };
 	struct ct_read_opts ro;
 	int status;
 
@@ -271,7 +277,9 @@ int ct_cmd_info(int argc, char **argv)
 int ct_cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = { CT_READ_LONGOPTS, { 0 } };
-	const struct ct_read_cmd cmd = { "dump", ct_dump_help, "i:h", longopts, NULL, NULL, NULL };
+	const struct ct_read_cmd cmd = {
+		.name = "dump", .help = ct_dump_help, .shortopts = "i:h", .longopts = longopts
+	};
 	struct ct_read_opts ro;
 	int status;
 
