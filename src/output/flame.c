@@ -23,6 +23,7 @@
 #include "flame.h"
 #include "stacks.h"
 #include "text.h"
+#include "../analysis/kwalk.h"
 #include "../util/util.h"
 
 #define CT_NONE UINT32_MAX
@@ -54,6 +55,9 @@ struct ct_flame {
 	uint32_t base;
 	uint32_t nthreads;
 	uint64_t lost;
+	/* --weight oncpu/offcpu: per open call, ticks off the CPU, its own and with its children */
+	enum ct_flame_weight weight;
+	uint64_t *off_own, *off_all;
 };
 
 static uint32_t ct_flame_module(struct ct_flame *fl, const char *m)
@@ -143,8 +147,11 @@ static void ct_flame_enter(void *ctx, const struct ct_call *c)
 	if (d >= fl->capstack) {
 		fl->capstack = fl->capstack ? fl->capstack * 2 : 256;
 		fl->stack = ct_realloc(fl->stack, fl->capstack * sizeof(*fl->stack));
+		fl->off_own = ct_realloc(fl->off_own, fl->capstack * sizeof(*fl->off_own));
+		fl->off_all = ct_realloc(fl->off_all, fl->capstack * sizeof(*fl->off_all));
 	}
 	fl->stack[d] = ct_stacks_child(&fl->tree, parent, ct_flame_fn(fl, c->func));
+	fl->off_own[d] = fl->off_all[d] = 0;
 	fl->sp = d + 1;
 }
 
@@ -163,8 +170,16 @@ static void ct_flame_exit(void *ctx, const struct ct_call *c)
 	if (c->func >= fl->nfn_of || fl->fn_of[c->func] != n->func + 1)
 		return;
 	uint64_t dur = c->exit_clock > c->enter_clock ? c->exit_clock - c->enter_clock : 0;
+	uint64_t self = dur > c->child_ticks ? dur - c->child_ticks : 0;
+	if (fl->weight != CT_FLAME_WALL) {
+		uint64_t all = fl->off_all[d], own = fl->off_own[d];
+		if (d)
+			fl->off_all[d - 1] += all;
+		dur = fl->weight == CT_FLAME_OFFCPU ? all : dur > all ? dur - all : 0;
+		self = fl->weight == CT_FLAME_OFFCPU ? own : self > own ? self - own : 0;
+	}
 	n->total += dur;
-	n->self += dur > c->child_ticks ? dur - c->child_ticks : 0;
+	n->self += self;
 	n->calls++;
 	if (d == 0) {
 		fl->tree.nodes[fl->base].total += dur;
@@ -181,12 +196,35 @@ static void ct_flame_thread_end(void *ctx, const struct ct_thread_info *th)
 	fl->sp = 0;
 }
 
+/* record --kernel: an off-CPU interval is the innermost open call's own */
+static void ct_flame_kernel(void *ctx, const struct ct_kernel_rec *k, uint32_t depth)
+{
+	struct ct_flame *fl = ctx;
+	(void)depth;
+	if (k->kind != CT_KREC_OFFCPU || !fl->sp)
+		return;
+	fl->off_own[fl->sp - 1] += k->end - k->start;
+	fl->off_all[fl->sp - 1] += k->end - k->start;
+}
+
 static const struct ct_sink ct_flame_sink = {
 	.thread_begin = ct_flame_thread_begin,
 	.enter = ct_flame_enter,
 	.exit = ct_flame_exit,
 	.thread_end = ct_flame_thread_end,
 };
+
+int ct_flame_weight_parse(const char *arg, enum ct_flame_weight *out)
+{
+	static const char *const names[] = { "wall", "oncpu", "offcpu" };
+	for (size_t i = 0; i < CT_ARRAY_SIZE(names); i++)
+		if (!strcmp(arg, names[i])) {
+			*out = (enum ct_flame_weight)i;
+			return 0;
+		}
+	ct_error("flame: --weight takes wall, oncpu or offcpu, not '%s'", arg);
+	return -1;
+}
 
 struct ct_flame *ct_flame_build(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w,
 				const struct ct_flame_opts *o, int *rc)
@@ -198,9 +236,19 @@ struct ct_flame *ct_flame_build(struct ct_trace *t, struct ct_symbols *sym, stru
 	fl->sym = sym;
 	fl->per_thread = o->per_thread;
 	fl->title = ct_strdup(o->title ? o->title : cmd && *cmd ? cmd : "calltrace flame graph");
+	fl->weight = o->weight;
+	if (fl->weight != CT_FLAME_WALL && !t->nkrecs)
+		ct_warn("flame: --weight=%s: the trace has no kernel records (record --kernel): "
+			"every frame is as wide as its time",
+			fl->weight == CT_FLAME_ONCPU ? "oncpu" : "offcpu");
+	if (!t->nkrecs)
+		fl->weight = CT_FLAME_WALL;
 	ct_stacks_init(&fl->tree, ct_flame_add_fn(fl, "all", NULL, NULL));
-	*rc = ct_walk_run(w, &ct_flame_sink, fl) < 0 ? -1 : 0;
+	*rc = ct_walk_run_kernel(w, &ct_flame_sink, fl, ct_flame_kernel) < 0 ? -1 : 0;
 	free(fl->stack);
+	free(fl->off_own);
+	free(fl->off_all);
+	fl->off_own = fl->off_all = NULL;
 	fl->stack = NULL;
 	fl->sp = fl->capstack = 0;
 	return fl;
@@ -282,9 +330,12 @@ static void ct_flame_data(struct ct_flame *fl, FILE *out)
 	ct_json_fput(out, fl->title, CT_JSON_SCRIPT);
 	fputs(",\"command\":", out);
 	ct_json_fput(out, cmd ? cmd : "", CT_JSON_SCRIPT);
-	fprintf(out, ",\"nsPerTick\":%.17g,\"perThread\":%s,\"threads\":%u,\"lost\":%llu",
+	static const char *const weights[] = { "wall", "oncpu", "offcpu" };
+	fprintf(out,
+		",\"nsPerTick\":%.17g,\"perThread\":%s,\"threads\":%u,\"lost\":%llu,"
+		"\"weight\":\"%s\"",
 		t->ns_per_tick, fl->per_thread ? "true" : "false", fl->nthreads,
-		(unsigned long long)fl->lost);
+		(unsigned long long)fl->lost, weights[fl->weight]);
 	fputs(",\n\"modules\":[", out);
 	for (size_t i = 0; i < fl->nmods; i++) {
 		if (i)

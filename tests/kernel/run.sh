@@ -26,6 +26,7 @@
 #               --syscalls rows
 #   export/*    Perfetto: well formed, read [syscall] and off-CPU slices; Chrome:
 #               pipe_reader's 4 reads nested in its event
+#   flame/weights  flame --weight: on-CPU + off-CPU = wall, off-CPU >= 180 ms
 #   unprivileged  as nobody (perf_event_paranoid 2): one line says what is
 #               missing, exit 0, the calls are recorded
 #   hostile/*   KERNEL blocks that lie: refused in one line (exit 2) or read
@@ -244,6 +245,26 @@ EOF
 	ok export/chrome
 else
 	bad export/chrome "pipe_reader's 4 reads not nested in it" cr.err
+fi
+
+# ---- flame by wall, on-CPU, off-CPU time ----
+for w in wall oncpu offcpu; do
+	timeout -k 5 $T "$CT" flame -i sleep.data --weight=$w -o "flame-$w.html" 2>>flame.err
+done
+if "$PY" - <<'EOF' 2>>flame.err; then
+import json, re
+def root(w):
+    page = open('flame-%s.html' % w).read()
+    d = json.loads(re.search(r'(\{"version":1,.*?\]\})</script>', page, re.S).group(1))
+    assert d['weight'] == w, d['weight']
+    return d['nodes'][2] * d['nsPerTick']
+wall, on, off = root('wall'), root('oncpu'), root('offcpu')
+assert abs(wall - on - off) <= wall / 1000, (wall, on, off)
+assert off >= 180e6 and on < off, (on, off)
+EOF
+	ok flame/weights
+else
+	bad flame/weights "on-CPU + off-CPU is not the wall time, or off-CPU < 180 ms" flame.err
 fi
 
 # ---- without privileges: one line, the rest recorded ----
