@@ -261,24 +261,22 @@ static void ct_emit_values(struct ct_producer *k, const struct ct_frame *bf, uns
 	op->flag = (uint8_t)kind;
 }
 
-static void ct_produce_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
+static __attribute__((noinline)) void ct_produce_enter_slow(struct ct_producer *k,
+							    const struct ct_frame *bf)
 {
-	struct ct_producer *k = ctx;
-	(void)depth;
-	if (__builtin_expect(k->valued != NULL, 0))
+	if (k->valued)
 		ct_emit_values(k, bf, CT_EV_ENTER);
 	const struct ct_event *ev = k->feeding;
 	if (ev && ev->kind == CT_EV_ENTER) { /* the frame of the call record being fed */
-		if (__builtin_expect(k->feeding_block != k->emitted_block, 0))
+		if (k->feeding_block != k->emitted_block)
 			ct_emit_block(k, k->feeding_block);
 		uint64_t w;
 		int fits = ct_short_delta(bf->enter_clock, k->last, &w);
 		k->last = bf->enter_clock;
-		if (__builtin_expect(fits && ev->fidx < (1u << 24), 1)) {
+		if (fits && ev->fidx < (1u << 24))
 			*ct_emit(k, 1) = w | (uint64_t)ev->fidx << 8 | CT_OP_ENTER_SHORT;
-			return;
-		}
-		ct_emit_op(k, CT_OP_ENTER, bf->enter_clock, 0)->arg = ev->fidx;
+		else
+			ct_emit_op(k, CT_OP_ENTER, bf->enter_clock, 0)->arg = ev->fidx;
 		return;
 	}
 	k->last = bf->enter_clock;
@@ -287,25 +285,59 @@ static void ct_produce_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 	op->flag = (uint8_t)bf->before_attach;
 }
 
-static void ct_produce_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_t exit_clock,
-			    uint64_t ticks, enum ct_close how)
+/* A call: one slot, unless it needs more (values, a new table, a frame not of a record). */
+static void ct_produce_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 {
 	struct ct_producer *k = ctx;
-	(void)depth, (void)ticks; /* the reader has the frame's enter clock */
-	if (__builtin_expect(k->valued != NULL, 0))
+	const struct ct_event *ev = k->feeding;
+	struct ct_chunk *c = k->c;
+	uint64_t w;
+	(void)depth;
+	if (__builtin_expect(!k->valued && ev && ev->kind == CT_EV_ENTER &&
+				     k->feeding_block == k->emitted_block &&
+				     ev->fidx < (1u << 24) && c->n < c->cap &&
+				     ct_short_delta(bf->enter_clock, k->last, &w),
+			     1)) {
+		c->slots[c->n++] = w | (uint64_t)ev->fidx << 8 | CT_OP_ENTER_SHORT;
+		k->last = bf->enter_clock;
+		return;
+	}
+	ct_produce_enter_slow(k, bf);
+}
+
+static __attribute__((noinline)) void ct_produce_exit_slow(struct ct_producer *k,
+							   const struct ct_frame *bf,
+							   uint64_t exit_clock, enum ct_close how)
+{
+	if (k->valued)
 		ct_emit_values(k, bf, CT_EV_EXIT);
 	uint64_t w;
 	int fits = ct_short_delta(exit_clock, k->last, &w);
 	k->last = exit_clock;
-	if (how == CT_CLOSE_NO_ENTRY) {
+	if (how == CT_CLOSE_NO_ENTRY)
 		ct_emit_with(k, CT_OP_NO_ENTRY, exit_clock, bf->addr, bf->sp, NULL, 0);
-		return;
-	}
-	if (__builtin_expect(fits, 1)) {
+	else if (fits)
 		*ct_emit(k, 1) = w | (uint64_t)how << 8 | CT_OP_EXIT_SHORT;
+	else
+		ct_emit_op(k, CT_OP_EXIT, exit_clock, 0)->flag = (uint8_t)how;
+}
+
+/* A return (or a frame closed otherwise): one slot, unless it needs more. */
+static void ct_produce_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_t exit_clock,
+			    uint64_t ticks, enum ct_close how)
+{
+	struct ct_producer *k = ctx;
+	struct ct_chunk *c = k->c;
+	uint64_t w;
+	(void)depth, (void)ticks; /* the reader has the frame's enter clock */
+	if (__builtin_expect(!k->valued && how != CT_CLOSE_NO_ENTRY && c->n < c->cap &&
+				     ct_short_delta(exit_clock, k->last, &w),
+			     1)) {
+		c->slots[c->n++] = w | (uint64_t)how << 8 | CT_OP_EXIT_SHORT;
+		k->last = exit_clock;
 		return;
 	}
-	ct_emit_op(k, CT_OP_EXIT, exit_clock, 0)->flag = (uint8_t)how;
+	ct_produce_exit_slow(k, bf, exit_clock, how);
 }
 
 static void ct_produce_ext(void *ctx, const struct ct_event *ev, uint32_t depth)
