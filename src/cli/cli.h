@@ -182,7 +182,24 @@ struct ct_read_cmd {
 	int (*check)(void *ctx);
 };
 
-/* Parse the options and open the trace; NULL with *status set when the command is done. */
+/* What a reading command reads with. */
+struct ct_reading {
+	struct ct_read_opts ro;
+	struct ct_trace *t;
+	struct ct_symbols *sym;
+	struct ct_walk *w; /* the walker of its filters; NULL if it takes none */
+};
+
+/*
+ * Parse the options, open the trace, its symbols and the walker: 1, or 0
+ * with *status set when the command is done (its help printed, an error).
+ */
+int ct_read_begin(const struct ct_read_cmd *cmd, int argc, char **argv, struct ct_reading *r,
+		  int *status);
+/* Close what is open in r. */
+void ct_read_end(struct ct_reading *r);
+
+/* ct_read_begin's parts. Parse the options and open the trace; NULL with *status set. */
 struct ct_trace *ct_read_start(const struct ct_read_cmd *cmd, int argc, char **argv,
 			       struct ct_read_opts *ro, int *status);
 /* The walker of cmd's filters (cmd takes filters), or exit 2 with "NAME: why". */

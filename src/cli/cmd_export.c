@@ -138,15 +138,11 @@ int ct_cmd_export(int argc, char **argv)
 					 .ctx = &a,
 					 .filter = &cf,
 					 .check = ct_export_check };
-	struct ct_read_opts ro;
+	struct ct_reading r;
 	int status;
 
-	ct_cli_filter_init(&cf);
-	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
-	if (!t)
+	if (!ct_read_begin(&cmd, argc, argv, &r, &status))
 		return status;
-	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
-	struct ct_walk *w = ct_cli_walk(&cmd, t, sym);
 
 	/*
 	 * A file is written whole under a unique name beside its place and
@@ -161,13 +157,11 @@ int ct_cmd_export(int argc, char **argv)
 	if (ct_output_open(&out, a.output) < 0) {
 		werr = errno;
 	} else {
-		rc = ct_export(t, sym, w, out.f, &a.o, &werr);
+		rc = ct_export(r.t, r.sym, r.w, out.f, &a.o, &werr);
 		if (ct_output_close(&out, !werr && rc == 0) < 0 && !werr)
 			werr = errno;
 	}
-	ct_walk_free(w);
-	ct_symbols_close(sym);
-	ct_trace_close(t);
+	ct_read_end(&r);
 	if (werr) {
 		ct_error("cannot write %s: %s", out.name, strerror(werr));
 		return CT_EXIT_USAGE;

@@ -84,16 +84,12 @@ int ct_cmd_flame(int argc, char **argv)
 					 .ctx = &a,
 					 .filter = &cf,
 					 .check = ct_flame_check };
-	struct ct_read_opts ro;
+	struct ct_reading r;
 	int status;
 
-	ct_cli_filter_init(&cf);
-	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
-	if (!t)
+	if (!ct_read_begin(&cmd, argc, argv, &r, &status))
 		return status;
-	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
-	struct ct_walk *w = ct_cli_walk(&cmd, t, sym);
-	ct_walk_progress(w, "flame", 0);
+	ct_walk_progress(r.w, "flame", 0);
 
 	/*
 	 * A file is written whole under a unique name beside its place and
@@ -107,7 +103,7 @@ int ct_cmd_flame(int argc, char **argv)
 	if (ct_output_open(&out, a.path) < 0) {
 		werr = errno;
 	} else {
-		struct ct_flame *fl = ct_flame_build(t, sym, w, &a.fo, &rc);
+		struct ct_flame *fl = ct_flame_build(r.t, r.sym, r.w, &a.fo, &rc);
 		errno = 0;
 		if (ct_flame_write(fl, out.f) < 0)
 			werr = errno ? errno : EIO;
@@ -116,9 +112,7 @@ int ct_cmd_flame(int argc, char **argv)
 		if (ct_output_close(&out, !werr) < 0 && !werr)
 			werr = errno;
 	}
-	ct_walk_free(w);
-	ct_symbols_close(sym);
-	ct_trace_close(t);
+	ct_read_end(&r);
 	if (werr) {
 		ct_error("cannot write %s: %s", out.name, strerror(werr));
 		return CT_EXIT_USAGE;

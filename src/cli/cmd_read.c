@@ -52,14 +52,14 @@ static const char ct_dump_help[] =
 	"start, thread, kind (enter, exit, jump, catch, lost ...), the caller's stack\n"
 	"pointer, the function's address and name.\n\n" CT_READ_HELP;
 
-static int ct_end(struct ct_trace *t, struct ct_symbols *sym, int rc)
+/* The end of a command that prints on stdout: its exit status. */
+static int ct_end(struct ct_reading *r, int rc)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		ct_error("cannot write the output: %s", strerror(errno));
 		rc = -1;
 	}
-	ct_symbols_close(sym);
-	ct_trace_close(t);
+	ct_read_end(r);
 	return rc < 0 ? CT_EXIT_USAGE : 0;
 }
 
@@ -69,6 +69,8 @@ struct ct_trace *ct_read_start(const struct ct_read_cmd *cmd, int argc, char **a
 	int c;
 
 	ct_read_opts_init(ro);
+	if (cmd->filter)
+		ct_cli_filter_init(cmd->filter);
 	*status = CT_EXIT_USAGE;
 	while ((c = ct_getopt(cmd->name, argc, argv, cmd->shortopts, cmd->longopts)) != -1) {
 		int r = c == -2 ? -1 : ct_read_opt(cmd->name, ro, c, optarg);
@@ -108,6 +110,30 @@ struct ct_walk *ct_cli_walk(const struct ct_read_cmd *cmd, struct ct_trace *t,
 	return w;
 }
 
+int ct_read_begin(const struct ct_read_cmd *cmd, int argc, char **argv, struct ct_reading *r,
+		  int *status)
+{
+	memset(r, 0, sizeof(*r));
+	r->t = ct_read_start(cmd, argc, argv, &r->ro, status);
+	if (!r->t)
+		return 0;
+	r->sym = ct_symbols_open(r->t, r->ro.demangle);
+	if (cmd->filter)
+		r->w = ct_cli_walk(cmd, r->t, r->sym);
+	return 1;
+}
+
+void ct_read_end(struct ct_reading *r)
+{
+	if (r->w)
+		ct_walk_free(r->w);
+	if (r->sym)
+		ct_symbols_close(r->sym);
+	if (r->t)
+		ct_trace_close(r->t);
+	memset(r, 0, sizeof(*r));
+}
+
 static int ct_replay_opt(void *ctx, int c, const char *arg)
 {
 	struct ct_replay_opts *o = ctx;
@@ -133,19 +159,13 @@ int ct_cmd_replay(int argc, char **argv)
 					 .own = ct_replay_opt,
 					 .ctx = &o,
 					 .filter = &cf };
-	struct ct_read_opts ro;
+	struct ct_reading r;
 	int status;
 
-	ct_cli_filter_init(&cf);
-	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
-	if (!t)
+	if (!ct_read_begin(&cmd, argc, argv, &r, &status))
 		return status;
-	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
-	struct ct_walk *w = ct_cli_walk(&cmd, t, sym);
-	ct_walk_progress(w, "replay", 1);
-	int rc = ct_replay(t, sym, w, stdout, &o);
-	ct_walk_free(w);
-	return ct_end(t, sym, rc);
+	ct_walk_progress(r.w, "replay", 1);
+	return ct_end(&r, ct_replay(r.t, r.sym, r.w, stdout, &o));
 }
 
 static int ct_report_opt(void *ctx, int c, const char *arg)
@@ -184,6 +204,16 @@ static int ct_report_opt(void *ctx, int c, const char *arg)
 	return -1;
 }
 
+static int ct_report_check(void *ctx)
+{
+	const struct ct_report_opts *o = ctx;
+	if (o->json && o->csv) {
+		ct_error("report: --json or --csv, not both");
+		return -1;
+	}
+	return 0;
+}
+
 int ct_cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "sort", required_argument, NULL, 's' },
@@ -203,40 +233,28 @@ int ct_cmd_report(int argc, char **argv)
 					 .longopts = longopts,
 					 .own = ct_report_opt,
 					 .ctx = &o,
-					 .filter = &cf };
-	struct ct_read_opts ro;
-	int status;
+					 .filter = &cf,
+					 .check = ct_report_check };
+	struct ct_reading r;
+	int status, rc;
 
-	ct_cli_filter_init(&cf);
-	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
-	if (!t)
+	if (!ct_read_begin(&cmd, argc, argv, &r, &status))
 		return status;
-	if (o.json && o.csv) {
-		ct_error("report: --json or --csv, not both");
-		ct_trace_close(t);
-		return CT_EXIT_USAGE;
-	}
-	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
-	struct ct_walk *w = ct_cli_walk(&cmd, t, sym);
-	int rc;
 	if (o.diff) {
-		struct ct_read_opts old_ro = ro;
-		old_ro.input = o.diff;
-		struct ct_trace *old_t = ct_cli_open(&old_ro);
-		struct ct_symbols *old_sym = ct_symbols_open(old_t, ro.demangle);
-		struct ct_walk *old_w = ct_cli_walk(&cmd, old_t, old_sym);
-		ct_walk_progress(old_w, "report", 0);
-		ct_walk_progress(w, "report", 0);
-		rc = ct_report_diff(old_t, old_sym, old_w, t, sym, w, stdout, &o);
-		ct_walk_free(old_w);
-		ct_symbols_close(old_sym);
-		ct_trace_close(old_t);
+		struct ct_reading old = { .ro = r.ro };
+		old.ro.input = o.diff;
+		old.t = ct_cli_open(&old.ro);
+		old.sym = ct_symbols_open(old.t, old.ro.demangle);
+		old.w = ct_cli_walk(&cmd, old.t, old.sym);
+		ct_walk_progress(old.w, "report", 0);
+		ct_walk_progress(r.w, "report", 0);
+		rc = ct_report_diff(old.t, old.sym, old.w, r.t, r.sym, r.w, stdout, &o);
+		ct_read_end(&old);
 	} else {
-		ct_walk_progress(w, "report", o.per_thread); /* a table per thread as it goes */
-		rc = ct_report(t, sym, w, stdout, &o);
+		ct_walk_progress(r.w, "report", o.per_thread); /* a table per thread as it goes */
+		rc = ct_report(r.t, r.sym, r.w, stdout, &o);
 	}
-	ct_walk_free(w);
-	return ct_end(t, sym, rc);
+	return ct_end(&r, rc);
 }
 
 static int ct_info_opt(void *data, int c, const char *arg)
@@ -259,19 +277,19 @@ int ct_cmd_info(int argc, char **argv)
 					 .longopts = longopts,
 					 .own = ct_info_opt,
 					 .ctx = &skipped };
-	struct ct_read_opts ro;
+	struct ct_reading r = { 0 };
 	int status;
 
-	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
-	if (!t)
+	r.t = ct_read_start(&cmd, argc, argv, &r.ro, &status);
+	if (!r.t)
 		return status;
-	if (skipped) {
-		int rc = ct_info_skipped(t, stdout);
-		ct_trace_close(t);
+	if (skipped) { /* needs no symbols */
+		int rc = ct_info_skipped(r.t, stdout);
+		ct_read_end(&r);
 		return rc;
 	}
-	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
-	return ct_end(t, sym, ct_info(t, sym, stdout));
+	r.sym = ct_symbols_open(r.t, r.ro.demangle);
+	return ct_end(&r, ct_info(r.t, r.sym, stdout));
 }
 
 int ct_cmd_dump(int argc, char **argv)
@@ -280,12 +298,10 @@ int ct_cmd_dump(int argc, char **argv)
 	const struct ct_read_cmd cmd = {
 		.name = "dump", .help = ct_dump_help, .shortopts = "i:h", .longopts = longopts
 	};
-	struct ct_read_opts ro;
+	struct ct_reading r;
 	int status;
 
-	struct ct_trace *t = ct_read_start(&cmd, argc, argv, &ro, &status);
-	if (!t)
+	if (!ct_read_begin(&cmd, argc, argv, &r, &status))
 		return status;
-	struct ct_symbols *sym = ct_symbols_open(t, ro.demangle);
-	return ct_end(t, sym, ct_dump(t, sym, stdout));
+	return ct_end(&r, ct_dump(r.t, r.sym, stdout));
 }
