@@ -32,6 +32,8 @@
 #include "../common/attach_abi.h"
 #include "../common/event.h"
 #include "../arch/ptrace_arch.h"
+#include "../arch/patch.h"
+#include "../arch/relocate.h"
 
 #define CT_RT_BUF	(64u << 10) /* our memory in the process: the path, then conf */
 #define CT_RT_CONF_AT	4096u
@@ -349,12 +351,24 @@ int ct_pt_rt_on_stop(struct ct_tracer *tr, struct ct_pt_thread *t, int status)
 
 /* ---- leaving -------------------------------------------------------------------------------- */
 
+/*
+ * In the runtime's code, or in a trampoline of dynamic patching where a
+ * return address is half moved (the arch's relocate.h): the detach would
+ * leave the frame's return nowhere to go.
+ */
 static int ct_rt_in_code(const struct ct_pt_thread *t)
 {
 	ct_regs r;
+	uint8_t before[CT_TRAMP_PEEK_BEFORE], at[CT_THUNK_LEN];
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
 		return 0;
-	return ct_regs_pc(&r) >= t->proc->rt_lo && ct_regs_pc(&r) < t->proc->rt_hi;
+	uint64_t pc = ct_regs_pc(&r), lo = t->proc->rt_lo, hi = t->proc->rt_hi;
+	if (pc >= lo && pc < hi)
+		return 1;
+	if (ct_pt_read(t->proc->space, pc, at, sizeof(at)) < 0)
+		return 0;
+	int readable = ct_pt_read(t->proc->space, pc - sizeof(before), before, sizeof(before)) == 0;
+	return ct_arch_tramp_unsettled(readable ? before : NULL, at, lo, hi);
 }
 
 /* A thread in the middle of a hook finishes it: none may touch the pool once it is gone. */

@@ -23,10 +23,38 @@
 #include "select.h"
 #include "args.h"
 #include "plancache.h"
+#include "shadow.h"
 #include "../arch/x86_64/patch.h"
 #include "../arch/x86_64/relocate.h"
 
 void ct_patch_entry(void) CT_HIDDEN;
+
+#ifndef CT_AREA_THUNKS_LEN /* an architecture whose trampolines take the entry stub's thunk alone */
+#define CT_AREA_THUNKS_LEN CT_THUNK_LEN
+static inline void ct_arch_encode_area_thunks(uint8_t *out)
+{
+	ct_arch_encode_thunk(out, (uintptr_t)ct_patch_entry);
+}
+#endif
+
+struct ct_landing_area ct_landing_areas[CT_LANDING_AREAS];
+_Atomic uint32_t ct_nlanding_areas;
+
+/* A new area of trampolines, whose landings the hooks must know (shadow.h). */
+static void ct_note_landings(uintptr_t area, size_t len)
+{
+	uint32_t n = atomic_load(&ct_nlanding_areas);
+	if (n >= CT_LANDING_AREAS)
+		return; /* never: one per module patched */
+	ct_landing_areas[n] = (struct ct_landing_area){ area, len };
+	atomic_store_explicit(&ct_nlanding_areas, n + 1, memory_order_release);
+}
+
+/* A new attach: the areas of the last one are let go (attached.c). */
+void ct_dynpatch_forget_areas(void)
+{
+	atomic_store(&ct_nlanding_areas, 0);
+}
 
 #define CT_MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels fault page by page */
 
@@ -194,7 +222,7 @@ static void ct_analyse_all(struct ct_module_scan *s, const char *path, int progr
 /* Trampolines for the patchable ones, in one area near the module; 0 if none could be had. */
 static uintptr_t ct_build_trampolines(struct ct_module_scan *s, size_t *area_len)
 {
-	size_t total = CT_THUNK_LEN + 2;
+	size_t total = CT_AREA_THUNKS_LEN + 2;
 	for (size_t i = 0; i < s->n; i++) {
 		struct ct_cand *c = &s->c[i];
 		if (c->selected && !c->reason) {
@@ -210,7 +238,7 @@ static uintptr_t ct_build_trampolines(struct ct_module_scan *s, size_t *area_len
 		return 0;
 	*area_len = total;
 	uint8_t *p = (uint8_t *)area;
-	ct_arch_encode_thunk(p, (uintptr_t)ct_patch_entry);
+	ct_arch_encode_area_thunks(p);
 	for (size_t i = 0; i < s->n; i++) {
 		struct ct_cand *c = &s->c[i];
 		if (c->selected && !c->reason &&
@@ -218,6 +246,7 @@ static uintptr_t ct_build_trampolines(struct ct_module_scan *s, size_t *area_len
 			ct_skip(c, CT_SKIP_OUT_OF_REACH);
 	}
 	mprotect((void *)area, total, PROT_READ | PROT_EXEC);
+	ct_note_landings(area, total);
 	return area;
 }
 

@@ -38,7 +38,9 @@ struct ct_hook_answer {
 uint64_t ct_fentry_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs) CT_HIDDEN;
 uint64_t ct_mcount_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs) CT_HIDDEN;
 uint64_t ct_patch_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs) CT_HIDDEN;
+uint64_t ct_patch_call_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs) CT_HIDDEN;
 struct ct_hook_answer ct_fentry_exit_fast(uintptr_t *slot, uint64_t *regs) CT_HIDDEN;
+struct ct_hook_answer ct_patch_exit_fast(uintptr_t *slot, uint64_t *regs) CT_HIDDEN;
 
 /* Tracing is on, with the clock we read inline: else the slow path decides. */
 static inline __attribute__((always_inline)) int ct_fast_usable(const struct ct_thread *t)
@@ -62,9 +64,13 @@ static inline __attribute__((always_inline)) uint64_t ct_fast_emit(struct ct_thr
 	return ct_unlikely(ct_arch_dec(&t->nest)) ? CT_HOOK_NESTED : CT_HOOK_DONE;
 }
 
-/* ct_hijack_enter (fentry.c) for a call without a capture, tracing on. */
+/*
+ * ct_hijack_enter (fentry.c) for a call without a capture, tracing on; the
+ * slot gets the return trampoline, or (by_call) is left to the caller: a
+ * trampoline whose call puts its landing there (relocate.h).
+ */
 static inline __attribute__((always_inline)) uint64_t ct_fast_enter(uintptr_t *slot, uintptr_t fn,
-								      uint64_t *regs)
+								      uint64_t *regs, int by_call)
 {
 	struct ct_thread *t = &ct_self;
 	uintptr_t sp = (uintptr_t)slot;
@@ -73,7 +79,10 @@ static inline __attribute__((always_inline)) uint64_t ct_fast_enter(uintptr_t *s
 
 	if (ct_unlikely(!s || d >= t->scap || !ct_fast_usable(t)))
 		return CT_HOOK_SLOW;
-	ct_shadow_hijack(t, s, d, slot, fn, 0);
+	if (by_call)
+		ct_shadow_open(t, s, d, slot, fn, 0);
+	else
+		ct_shadow_hijack(t, s, d, slot, fn, 0);
 	return ct_fast_emit(t, ct_ev_word1(CT_EV_ENTER, fn, sp), sp, regs);
 }
 
@@ -91,12 +100,12 @@ uint64_t ct_fentry_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *re
 {
 	if (ct_unlikely(ct_args_mode))
 		return CT_HOOK_SLOW;
-	return ct_fast_enter(slot, ct_fast_function_start(call_site), regs);
+	return ct_fast_enter(slot, ct_fast_function_start(call_site), regs, 0);
 }
 
 uint64_t ct_mcount_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs)
 {
-	return ct_fast_enter(slot, call_site, regs);
+	return ct_fast_enter(slot, call_site, regs, 0);
 }
 
 uint64_t ct_patch_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs)
@@ -105,43 +114,81 @@ uint64_t ct_patch_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *reg
 	__builtin_memcpy(&head, (const void *)(call_site - CT_TRAMP_HEAD), sizeof(head));
 	if (ct_unlikely(head >> CT_CAPTURE_SHIFT))
 		return CT_HOOK_SLOW;
-	return ct_fast_enter(slot, head, regs);
+	return ct_fast_enter(slot, head, regs, 0);
+}
+
+/* A function patched dynamically: its trampoline hijacks the slot by a call. */
+uint64_t ct_patch_call_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs)
+{
+	uint64_t head;
+	__builtin_memcpy(&head, (const void *)(call_site - CT_TRAMP_HEAD), sizeof(head));
+	if (ct_unlikely(head >> CT_CAPTURE_SHIFT))
+		return CT_HOOK_SLOW;
+	return ct_fast_enter(slot, head, regs, 1);
 }
 
 /*
- * ct_fentry_exit (fentry.c) while no return value is to be kept: the frames
- * at this slot, a tail-called function's and its caller's (the callee's
- * holds the trampoline as its return address), each popped and recorded.
- * Slow, with frames left at the slot, lets fentry.c pop those; an event to
- * finish with the trampoline as return address, the same after it.
+ * ct_fentry_pop (fentry.c) while no return value is to be kept: the
+ * innermost frame at this slot (the top one but after a jump we did not
+ * see), popped and recorded. Slow: nothing done, fentry.c pops it.
+ */
+static inline __attribute__((always_inline)) struct ct_hook_answer
+ct_fast_pop(struct ct_thread *t, struct ct_shadow_frame *s, uintptr_t sp, uint64_t *regs)
+{
+	struct ct_hook_answer a = { CT_HOOK_SLOW, 0 };
+	uint32_t d = ct_shadow_kept(t);
+	if (ct_unlikely(!ct_fast_usable(t)))
+		return a;
+	while (d && !(s[d - 1].sp == sp && s[d - 1].ret))
+		d--;
+	if (ct_unlikely(!d))
+		return a; /* lost: fentry.c says so */
+	struct ct_shadow_frame *f = &s[d - 1];
+	if (ct_unlikely(f->ci && ct_captures[f->ci].ret))
+		return a;
+	uintptr_t fn = f->fn;
+	a.ret = f->ret;
+	f->ret = 0;
+	t->sdepth = d - 1;
+	a.status = ct_fast_emit(t, ct_ev_word1(CT_EV_EXIT, fn, sp), sp, regs);
+	return a;
+}
+
+/*
+ * The return trampoline: the frames at this slot, a tail-called function's
+ * and its caller's (the callee's holds the trampoline as its return
+ * address), each popped and recorded. Slow, with frames left at the slot,
+ * lets fentry.c pop those; an event to finish with the trampoline as return
+ * address, the same after it.
  */
 struct ct_hook_answer ct_fentry_exit_fast(uintptr_t *slot, uint64_t *regs)
 {
 	struct ct_hook_answer a = { CT_HOOK_SLOW, 0 };
 	struct ct_thread *t = &ct_self;
-	uintptr_t sp = (uintptr_t)slot;
 	struct ct_shadow_frame *s = t->shadow;
 
 	if (ct_unlikely(!s))
 		return a;
 	for (;;) {
-		uint32_t d = ct_shadow_kept(t);
-		if (ct_unlikely(!ct_fast_usable(t)))
-			return a;
-		while (d && !(s[d - 1].sp == sp && s[d - 1].ret))
-			d--;
-		if (ct_unlikely(!d))
-			return a; /* lost: fentry.c says so */
-		struct ct_shadow_frame *f = &s[d - 1];
-		if (ct_unlikely(f->ci && ct_captures[f->ci].ret))
-			return a;
-		uintptr_t fn = f->fn;
-		a.ret = f->ret;
-		f->ret = 0;
-		t->sdepth = d - 1;
-		a.status = ct_fast_emit(t, ct_ev_word1(CT_EV_EXIT, fn, sp), sp, regs);
-		if (a.ret != (uintptr_t)ct_return_trampoline || a.status != CT_HOOK_DONE)
+		a = ct_fast_pop(t, s, (uintptr_t)slot, regs);
+		if (a.status != CT_HOOK_DONE || a.ret != (uintptr_t)ct_return_trampoline)
 			return a;
 		a.status = CT_HOOK_SLOW; /* its caller's frame, at the same slot: not begun */
 	}
+}
+
+/*
+ * A trampoline's landing (relocate.h): the one frame at this slot. A tail
+ * call's caller has its own landing as the callee's return address, and
+ * the return stub's ret goes there next.
+ */
+struct ct_hook_answer ct_patch_exit_fast(uintptr_t *slot, uint64_t *regs)
+{
+	struct ct_hook_answer a = { CT_HOOK_SLOW, 0 };
+	struct ct_thread *t = &ct_self;
+	struct ct_shadow_frame *s = t->shadow;
+
+	if (ct_unlikely(!s))
+		return a;
+	return ct_fast_pop(t, s, (uintptr_t)slot, regs);
 }

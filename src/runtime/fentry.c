@@ -167,8 +167,9 @@ void ct_fentry_unhook(struct ct_thread *t)
 	uint32_t kept = ct_shadow_kept(t);
 	int any = 0;
 	for (uint32_t i = 0; s && i < kept; i++) {
-		/* a tail call's frame keeps the trampoline: its caller's, at the same slot, is real */
-		if (s[i].ret && s[i].ret != (uintptr_t)ct_return_trampoline) {
+		/* a tail call's frame keeps the trampoline or its caller's landing: the caller's
+		 * frame, at the same slot, has the real address */
+		if (s[i].ret && !ct_is_return_landing(s[i].ret)) {
 			*(uintptr_t *)s[i].sp = s[i].ret;
 			any = 1;
 		}

@@ -55,29 +55,67 @@ static inline int ct_shadow_prunable(const struct ct_shadow_frame *f, uintptr_t 
 void ct_return_trampoline(void) CT_HIDDEN;
 
 /*
+ * The areas of dynamic patching's trampolines (dynpatch.c): a traced
+ * function whose return address points into one returns through its
+ * trampoline's landing (src/arch/x86_64/relocate.h), which the trampoline's
+ * own call wrote there. Only appended to while the modules are patched (and
+ * forgotten at a new attach); read by the hooks without a lock.
+ */
+#define CT_LANDING_AREAS 512
+struct ct_landing_area {
+	uintptr_t lo, len;
+};
+extern struct ct_landing_area ct_landing_areas[CT_LANDING_AREAS] CT_HIDDEN;
+extern _Atomic uint32_t ct_nlanding_areas CT_HIDDEN;
+
+/* Is a return address one we put there: the return trampoline, or a trampoline's landing? */
+static inline __attribute__((always_inline)) int ct_is_return_landing(uintptr_t a)
+{
+	if (a == (uintptr_t)ct_return_trampoline)
+		return 1;
+	uint32_t n = __atomic_load_n(&ct_nlanding_areas, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++)
+		if (a - ct_landing_areas[i].lo < ct_landing_areas[i].len)
+			return 1;
+	return 0;
+}
+
+/*
  * An entry whose return address is at slot (its sp), with d frames open:
  * frames below the slot are gone (a jump we did not see), and so is one at
  * it, unless it is still ours: a tail call, the callee returning in the
- * caller's place (both end when it returns). The new frame keeps the real
- * return address and the slot gets the return trampoline's. Returns the
- * frame's index. The fast hook (built general-registers-only) and the full
- * one share it.
+ * caller's place (both end when it returns; asked only when a frame is at
+ * the slot). The new frame keeps the real return address; the caller puts
+ * where it returns to in the slot (ct_shadow_hijack). Returns the frame's
+ * index. The fast hooks (built general-registers-only) and the full ones
+ * share it.
  */
 static inline __attribute__((always_inline)) uint32_t
-ct_shadow_hijack(struct ct_thread *t, struct ct_shadow_frame *s, uint32_t d, uintptr_t *slot,
-		 uintptr_t fn, uintptr_t ci)
+ct_shadow_open(struct ct_thread *t, struct ct_shadow_frame *s, uint32_t d, uintptr_t *slot,
+	       uintptr_t fn, uintptr_t ci)
 {
 	uintptr_t sp = (uintptr_t)slot;
-	uintptr_t tail = *slot == (uintptr_t)ct_return_trampoline;
-	while (d && s[d - 1].fn < CT_PSEUDO_BASE &&
-	       (s[d - 1].sp < sp || (s[d - 1].sp == sp && !tail)))
+	while (d && s[d - 1].fn < CT_PSEUDO_BASE && s[d - 1].sp < sp)
 		d--;
+	if (ct_unlikely(d && s[d - 1].fn < CT_PSEUDO_BASE && s[d - 1].sp == sp) &&
+	    !ct_is_return_landing(*slot))
+		while (d && s[d - 1].fn < CT_PSEUDO_BASE && s[d - 1].sp <= sp)
+			d--;
 	t->sdepth = d + 1;
 	__asm__ volatile("" ::: "memory");
 	s[d].fn = fn;
 	s[d].sp = sp;
 	s[d].ret = *slot;
 	s[d].ci = ci;
+	return d;
+}
+
+/* ct_shadow_open, the slot then going to the return trampoline. */
+static inline __attribute__((always_inline)) uint32_t
+ct_shadow_hijack(struct ct_thread *t, struct ct_shadow_frame *s, uint32_t d, uintptr_t *slot,
+		 uintptr_t fn, uintptr_t ci)
+{
+	d = ct_shadow_open(t, s, d, slot, fn, ci);
 	*slot = (uintptr_t)ct_return_trampoline;
 	return d;
 }

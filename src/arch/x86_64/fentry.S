@@ -109,8 +109,12 @@
 	 * 16-byte aligned here in code that keeps the ABI, but not in all code:
 	 * align it ourselves. fast (fasthook.c) answers 0: done; 1: nothing
 	 * done, call handler (fentry.c); 2 or 3: ct_hook_finish the event.
+	 * by_call: the caller, a trampoline (relocate.h), puts its landing in
+	 * the slot by a call when told so by ZF set (the fast path and the
+	 * events to finish), and goes straight on when ZF is clear (the handler
+	 * did everything). Flags are free at a function's entry.
 	 */
-	.macro ENTRY_STUB name, fast, handler, after_prologue=0
+	.macro ENTRY_STUB name, fast, handler, after_prologue=0, by_call=0
 	.globl	\name
 	.type	\name, @function
 	.p2align 4
@@ -128,7 +132,7 @@
 	movq	8(%rbp), %rsi	/* the call site */
 	movq	%rsp, %rdx	/* the registers saved */
 	call	\fast
-	testq	%rax, %rax
+	testq	%rax, %rax	/* 0: ZF set */
 	jnz	1f
 	RESTORE_GENERAL
 	movq	%rbp, %rsp
@@ -144,7 +148,19 @@
 	movq	8(%rbp), %rsi
 	movq	%rsp, %rdx
 	call	\handler
+	.if \by_call
+	RESTORE_VECTOR
+	RESTORE_GENERAL
+	movq	%rbp, %rsp
+	popq	%rbp
+	.cfi_remember_state
+	.cfi_def_cfa %rsp, 8
+	testq	%rsp, %rsp	/* never 0: ZF clear */
+	ret
+	.cfi_restore_state
+	.else
 	jmp	3f
+	.endif
 2:	movq	%rax, %rdi	/* what is left to do */
 	SLOT_TO	%rsi, \after_prologue
 	movq	CT_SPARE(%rsp), %rdx	/* the event's word */
@@ -154,6 +170,9 @@
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
+	.if \by_call
+	cmpq	%rsp, %rsp	/* ZF set */
+	.endif
 	ret
 	.cfi_endproc
 	.size	\name, .-\name
@@ -165,6 +184,10 @@
 	/* a function we patched: the call site is in its trampoline (relocate.h) */
 	ENTRY_STUB ct_patch_entry, ct_patch_enter_fast, ct_patch_enter
 	.hidden	ct_patch_entry
+
+	/* a function patched dynamically: its trampoline hijacks the slot by a call */
+	ENTRY_STUB ct_patch_call_entry, ct_patch_call_enter_fast, ct_patch_enter, 0, 1
+	.hidden	ct_patch_call_entry
 
 	/*
 	 * Code built with -pg alone calls mcount after its prologue (push %rbp;
@@ -237,5 +260,55 @@ ct_return_trampoline:
 	JUMP_TO_SLOT
 	.cfi_endproc
 	.size	ct_return_trampoline, .-ct_return_trampoline
+
+	/*
+	 * Where a trampoline's landing (relocate.h) jumps when the function
+	 * returns: as ct_return_trampoline, but for one frame, and by a ret
+	 * that the return stack predicts (the function's own ret took the
+	 * landing's entry, pushed by the trampoline's call; this one takes its
+	 * caller's). The slot, below rsp on the way in, is in the red zone.
+	 */
+	.globl	ct_patch_return
+	.hidden	ct_patch_return
+	.type	ct_patch_return, @function
+	.p2align 4
+ct_patch_return:
+	.cfi_startproc
+	subq	$8, %rsp	/* back to the slot: the real address goes there */
+	pushq	%rbp
+	movq	%rsp, %rbp
+	andq	$-16, %rsp
+	subq	$CT_FRAME, %rsp
+	SAVE_GENERAL
+	leaq	8(%rbp), %rdi	/* the slot */
+	movq	%rsp, %rsi	/* the registers saved: what the function returns */
+	call	ct_patch_exit_fast	/* rax: as the entry stubs', rdx: the real address */
+	testq	%rax, %rax
+	jnz	1f
+	movq	%rdx, 8(%rbp)
+	RESTORE_GENERAL
+	movq	%rbp, %rsp
+	popq	%rbp
+	ret
+1:	SAVE_VECTOR
+	cmpq	$1, %rax
+	jne	2f
+	leaq	8(%rbp), %rdi
+	movq	%rsp, %rsi
+	call	ct_fentry_exit	/* the real return address */
+	movq	%rax, 8(%rbp)
+	jmp	3f
+2:	movq	%rdx, 8(%rbp)
+	movq	%rax, %rdi	/* what is left to do */
+	leaq	8(%rbp), %rsi
+	movq	CT_SPARE(%rsp), %rdx	/* the event's word */
+	call	ct_hook_finish
+3:	RESTORE_VECTOR
+	RESTORE_GENERAL
+	movq	%rbp, %rsp
+	popq	%rbp
+	ret	/* a tail call's caller's landing, or the return trampoline, may be next */
+	.cfi_endproc
+	.size	ct_patch_return, .-ct_patch_return
 
 	.section .note.GNU-stack, "", @progbits

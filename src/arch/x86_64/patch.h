@@ -61,4 +61,19 @@ static inline void ct_arch_encode_thunk(uint8_t out[CT_THUNK_LEN], uintptr_t tar
 	memcpy(out + 6, &target, 8);
 }
 
+/*
+ * The thunks at the start of dynamic patching's area of trampolines
+ * (relocate.h): the entry stub's, then the return stub's, which is where
+ * each trampoline's landing jumps. Stubs of the runtime (fentry.S).
+ */
+#define CT_AREA_THUNKS_LEN (2 * CT_THUNK_LEN)
+void ct_patch_call_entry(void) __attribute__((visibility("hidden")));
+void ct_patch_return(void) __attribute__((visibility("hidden")));
+
+static inline void ct_arch_encode_area_thunks(uint8_t out[CT_AREA_THUNKS_LEN])
+{
+	ct_arch_encode_thunk(out, (uintptr_t)ct_patch_call_entry);
+	ct_arch_encode_thunk(out + CT_THUNK_LEN, (uintptr_t)ct_patch_return);
+}
+
 #endif

@@ -63,7 +63,7 @@ static int ct_moved_size(const ZydisDecodedInstruction *insn)
 /* The instructions to move: whole ones covering CT_PATCH_JUMP_LEN bytes. */
 static int ct_plan_moved(struct ct_arch_func *f, const uint8_t *code)
 {
-	size_t off = f->patch_off, tramp = CT_TRAMP_HEAD + 5;
+	size_t off = f->patch_off, tramp = CT_TRAMP_BODY + 5;
 	ZydisDecodedInstruction insn;
 
 	while (off < f->patch_off + CT_PATCH_JUMP_LEN) {
@@ -285,17 +285,59 @@ static uint8_t *ct_relocate_one(const ZydisDecodedInstruction *insn, const uint8
 	return p + insn->length;
 }
 
-int ct_arch_build_trampoline(const struct ct_arch_func *f, uintptr_t at, uintptr_t entry_thunk,
+/* From after the head's call to the landing: the hijack by a call (relocate.h). */
+static const uint8_t ct_tramp_hijack[] = {
+	0x75, CT_TRAMP_BODY - CT_TRAMP_HEAD - 2,	 /* jne body */
+	0x48, 0x8d, 0x64, 0x24, 0x08,			 /* lea 8(%rsp),%rsp */
+	0xe8, CT_TRAMP_BODY - CT_TRAMP_LANDING, 0, 0, 0, /* call body */
+};
+_Static_assert(sizeof(ct_tramp_hijack) == CT_TRAMP_LANDING - CT_TRAMP_HEAD, "trampoline layout");
+
+/* The hijack, then the landing's jump to the return thunk; 0 if out of reach. */
+static int ct_tramp_landing(uint8_t *p, uintptr_t at, uintptr_t return_thunk)
+{
+	memcpy(p, ct_tramp_hijack, sizeof(ct_tramp_hijack));
+	p += sizeof(ct_tramp_hijack);
+	*p = 0xe9; /* jmp return_thunk */
+	return ct_arch_rel32(at + CT_TRAMP_BODY, return_thunk, p + 1);
+}
+
+int ct_arch_tramp_unsettled(const uint8_t *before, const uint8_t *at, uint64_t rt_lo,
+			    uint64_t rt_hi)
+{
+	static const uint8_t jmp_rip[6] = { 0xff, 0x25, 0x00, 0x00, 0x00, 0x00 };
+	/* the pc at the jne, the lea, the call or the landing: how far into the hijack */
+	static const uint8_t into[] = { 0, 2, 7, sizeof(ct_tramp_hijack) };
+	uint8_t code[CT_TRAMP_PEEK_BEFORE + CT_THUNK_LEN];
+	uint64_t target;
+
+	memcpy(&target, at + 6, 8);
+	if (!memcmp(at, jmp_rip, 6) && target >= rt_lo && target < rt_hi)
+		return 1; /* a thunk */
+	if (!before)
+		return 0;
+	memcpy(code, before, CT_TRAMP_PEEK_BEFORE);
+	memcpy(code + CT_TRAMP_PEEK_BEFORE, at, CT_THUNK_LEN);
+	for (size_t i = 0; i < sizeof(into); i++)
+		if (!memcmp(code + CT_TRAMP_PEEK_BEFORE - into[i], ct_tramp_hijack,
+			    sizeof(ct_tramp_hijack)))
+			return 1;
+	return 0;
+}
+
+int ct_arch_build_trampoline(const struct ct_arch_func *f, uintptr_t at, uintptr_t thunks,
 			     uint8_t *out)
 {
+	uintptr_t entry_thunk = thunks, return_thunk = thunks + CT_THUNK_LEN;
 	const uint8_t *code = (const uint8_t *)f->addr;
 	uint8_t *p = out;
 	ZydisDecodedInstruction insn;
 
 	if (!ct_arch_encode_tramp_head(p, f->addr | (uint64_t)f->capture << CT_TRAMP_ID_BITS, at,
-				       entry_thunk))
+				       entry_thunk) ||
+	    !ct_tramp_landing(p + CT_TRAMP_HEAD, at, return_thunk))
 		return 0;
-	p += CT_TRAMP_HEAD;
+	p += CT_TRAMP_BODY;
 	for (size_t off = f->patch_off; off < f->patch_off + f->moved; off += insn.length) {
 		if (!ct_x86_decode(code + off, f->size - off, &insn))
 			return 0;

@@ -233,10 +233,10 @@ void ct_return_trampoline(void) CT_HIDDEN;
 static void ct_unhook_thread(struct ct_thread *t)
 {
 	struct ct_shadow_frame *s = t->shadow;
-	uintptr_t tramp = (uintptr_t)ct_return_trampoline;
 	for (uint32_t i = ct_shadow_kept(t); s && i-- > 0;) {
 		uintptr_t *slot = (uintptr_t *)s[i].sp;
-		if (s[i].ret && s[i].ret != tramp && *slot == tramp)
+		/* ours: the trampoline, or a landing of dynamic patching's (shadow.h) */
+		if (s[i].ret && !ct_is_return_landing(s[i].ret) && ct_is_return_landing(*slot))
 			*slot = s[i].ret;
 	}
 	t->sdepth = 0;
