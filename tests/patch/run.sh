@@ -172,8 +172,8 @@ if objdump -d --no-show-raw-insn "$rt" >"$out/rt.dis" 2>"$out/fast.err"; then
 	awk '/^[0-9a-f]+ <ct_[a-z_]*_fast>:$/ { on = 1; n++; next } /^[0-9a-f]+ </ { on = 0 }
 	     on' "$out/rt.dis" >"$out/fast.dis"
 	nfast=$(grep -c '_fast>:$' "$out/rt.dis")
-	if [ "$nfast" != 4 ]; then
-		fail fast-path-registers "expected 4 ct_*_fast functions in $rt, found $nfast" "$out/fast.err"
+	if [ "$nfast" != 6 ]; then
+		fail fast-path-registers "expected 6 ct_*_fast functions in $rt, found $nfast" "$out/fast.err"
 	elif grep -E '%[xyz]mm|%st|%mm[0-7]|\bcall|\bjmp +\*|\bf[a-z]+ ' "$out/fast.dis" >"$out/fast.bad"; then
 		fail fast-path-registers "fasthook.c's code uses a register the stubs do not save, or calls out" "$out/fast.bad"
 	else
