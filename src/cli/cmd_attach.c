@@ -29,6 +29,8 @@ static const char ct_attach_help[] =
 	"  -P, --patch=PATTERN    trace only functions matching the glob (as for record;\n"
 	"                         'lib.so:GLOB' takes a library's functions)\n"
 	"      --no-follow        do not trace the processes it makes\n"
+	"      --kernel           also record its threads' system calls and times off the\n"
+	"                         CPU, from the attach on (as record --kernel)\n"
 	"  -b, --buffer-size=SIZE the most memory the shared buffer may use (256M)\n"
 	"  -q, --quiet            no line on stderr at the attach and at the detach\n"
 	"  -h, --help             this help\n";
@@ -40,6 +42,7 @@ static const struct option ct_attach_longopts[] = {
 	{ "method", required_argument, NULL, 1201 },
 	{ "patch", required_argument, NULL, 'P' },
 	{ "no-follow", no_argument, NULL, 1202 },
+	{ "kernel", no_argument, NULL, 1203 },
 	{ "buffer-size", required_argument, NULL, 'b' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -137,6 +140,9 @@ int ct_cmd_attach(int argc, char **argv)
 			break;
 		case 1202:
 			o.no_follow = 1;
+			break;
+		case 1203:
+			o.kernel = 1;
 			break;
 		case 'q':
 			o.quiet = 1;

@@ -212,7 +212,9 @@ enum ct_kernel_kind {
 enum ct_kernel_cause {
 	CT_OFFCPU_PREEMPTED = 1,  /* switched out runnable */
 	CT_OFFCPU_SYSCALL = 2,	  /* blocked in system call nr */
-	CT_OFFCPU_NOSYSCALL = 3, /* blocked outside a system call: a page fault, a stop */
+	CT_OFFCPU_NOSYSCALL = 3, /* blocked outside a system call, why not known */
+	CT_OFFCPU_FAULT = 4,	  /* blocked outside a system call, uninterruptible: a page fault */
+	CT_OFFCPU_STOPPED = 5,	  /* stopped: a signal (SIGSTOP) or a tracer */
 };
 
 struct ct_kernel_rec {

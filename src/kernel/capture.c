@@ -68,6 +68,13 @@ static int ct_load_tracepoints(struct ct_kernel *k, char *why, size_t whylen)
 		snprintf(why, whylen, "--kernel: raw_syscalls fields of an unexpected size");
 		return -1;
 	}
+	/* the state a thread leaves the CPU in: without it, a cause outside a syscall is a guess */
+	char ignored[128];
+	k->switch_f[0].name = "prev_state";
+	k->switch_id = ct_tracepoint("sched", "sched_switch", k->switch_f, 1, ignored,
+				     sizeof(ignored));
+	if (k->switch_id > 0 && k->switch_f[0].size != 8 && k->switch_f[0].size != 4)
+		k->switch_id = -1;
 	return 0;
 }
 
@@ -111,10 +118,18 @@ static int ct_tsc_setup(struct ct_kernel *k, char *why, size_t whylen)
 	return ct_kperf_open(k, why, whylen);
 }
 
-struct ct_kernel *ct_kernel_open(uint32_t clock, char *why, size_t whylen)
+struct ct_kernel *ct_kernel_open(uint32_t clock, const int32_t *tids, char *why,
+				 size_t whylen)
 {
 	struct ct_kernel *k = ct_calloc(1, sizeof(*k));
 	k->clock = clock;
+	if (tids && tids[0]) {
+		size_t n = 0;
+		while (tids[n])
+			n++;
+		k->tids = ct_malloc((n + 1) * sizeof(*k->tids));
+		memcpy(k->tids, tids, (n + 1) * sizeof(*k->tids));
+	}
 	k->margin = 2000000; /* 2 ms, CLOCK_MONOTONIC */
 	if (ct_load_tracepoints(k, why, whylen) < 0 || ct_kperf_open(k, why, whylen) < 0)
 		goto fail;
@@ -133,6 +148,7 @@ void ct_kernel_close(struct ct_kernel *k)
 	if (!k)
 		return;
 	ct_kperf_close(k);
+	free(k->tids);
 	free(k->pend);
 	free(k->threads);
 	if (k->tindex.keys)
@@ -167,6 +183,28 @@ static uint64_t ct_field(const uint8_t *raw, const struct ct_tp_field *f)
 	return v;
 }
 
+/* sched_switch in the thread leaving the CPU: the state it leaves in */
+static void ct_read_state(struct ct_kernel *k, const uint8_t *p, const uint8_t *raw,
+			  uint32_t raw_size)
+{
+	const struct ct_tp_field *f = &k->switch_f[0];
+	if ((size_t)f->offset + (size_t)f->size > raw_size)
+		return;
+	struct ct_kev *e = ct_new_kev(k);
+	memcpy(&e->pid, p, 4);
+	memcpy(&e->tid, p + 4, 4);
+	memcpy(&e->time, p + 8, 8);
+	e->time = ct_perf_to_tsc(k, e->time);
+	e->type = CT_KEV_STATE;
+	if (f->size == 8) {
+		memcpy(&e->ret, raw + f->offset, 8);
+	} else {
+		int32_t v;
+		memcpy(&v, raw + f->offset, 4);
+		e->ret = v;
+	}
+}
+
 /* A sample: u32 pid, tid; u64 time; u32 raw size; raw (common_type first). */
 static void ct_read_sample(struct ct_kernel *k, const uint8_t *p, size_t len)
 {
@@ -179,6 +217,10 @@ static void ct_read_sample(struct ct_kernel *k, const uint8_t *p, size_t len)
 	if (raw_size > len - 20 || raw_size < 2)
 		return;
 	memcpy(&type, raw, 2);
+	if (type == k->switch_id) {
+		ct_read_state(k, p, raw, raw_size);
+		return;
+	}
 	const struct ct_tp_field *f = type == k->enter_id ? k->enter_f : k->exit_f;
 	if ((type != k->enter_id && type != k->exit_id) ||
 	    (size_t)f[1].offset + (type == k->enter_id ? 32 : 8) > raw_size ||
@@ -300,6 +342,26 @@ static void ct_emit(struct ct_kernel *k, const struct ct_kthread *t, uint16_t ki
 	ct_buf_append(&k->out, &r, sizeof(r));
 }
 
+/* sched_switch's prev_state bits (the kernel's TASK_* report bits) */
+#define CT_TASK_UNINTERRUPTIBLE 0x2
+#define CT_TASK_STOPPED		0x4
+#define CT_TASK_TRACED		0x8
+
+/* Why a thread leaves the CPU: runnable, in a system call, stopped, in a page fault. */
+static uint16_t ct_offcpu_cause(const struct ct_kthread *t, int preempt)
+{
+	int64_t st = t->has_state ? t->state : 0;
+	if (preempt)
+		return CT_OFFCPU_PREEMPTED;
+	if (st & (CT_TASK_STOPPED | CT_TASK_TRACED))
+		return CT_OFFCPU_STOPPED;
+	if (t->in_syscall)
+		return CT_OFFCPU_SYSCALL;
+	/* asleep outside a system call: waiting for a page (uninterruptible) */
+	return t->has_state && (st & CT_TASK_UNINTERRUPTIBLE) ? CT_OFFCPU_FAULT :
+								 CT_OFFCPU_NOSYSCALL;
+}
+
 static void ct_pair(struct ct_kernel *k, const struct ct_kev *e)
 {
 	struct ct_kthread *t = ct_kthread(k, e->pid, e->tid);
@@ -320,12 +382,16 @@ static void ct_pair(struct ct_kernel *k, const struct ct_kev *e)
 		}
 		t->in_syscall = 0;
 		break;
+	case CT_KEV_STATE:
+		t->has_state = 1;
+		t->state = e->ret;
+		break;
 	case CT_KEV_OUT:
 		t->off = 1;
 		t->out = e->time;
-		t->cause = e->preempt ? CT_OFFCPU_PREEMPTED :
-			   t->in_syscall ? CT_OFFCPU_SYSCALL : CT_OFFCPU_NOSYSCALL;
+		t->cause = ct_offcpu_cause(t, e->preempt);
 		t->off_nr = t->in_syscall ? t->nr : 0;
+		t->has_state = 0;
 		break;
 	case CT_KEV_IN:
 		if (t->off)

@@ -19,12 +19,16 @@
 struct ct_kernel;
 
 /*
- * Open the events on the calling process, disabled, inherited by every
- * thread and child it makes from now on and enabled in the one that execs:
- * call it just before starting the program. clock: CT_CLOCK_* of the trace.
- * NULL when the kernel's side cannot be recorded, with why in one line.
+ * tids NULL: open the events on the calling process, disabled, inherited by
+ * every thread and child it makes from now on and enabled in the one that
+ * execs: call it just before starting the program. attach: tids (0-ended)
+ * are the threads of the process
+ * attached, followed from now on, with the threads and children they make.
+ * clock: CT_CLOCK_* of the trace. NULL when the kernel's side cannot be
+ * recorded, with why in one line.
  */
-struct ct_kernel *ct_kernel_open(uint32_t clock, char *why, size_t whylen);
+struct ct_kernel *ct_kernel_open(uint32_t clock, const int32_t *tids, char *why,
+				 size_t whylen);
 /*
  * Drain the rings: pair what is old enough to be complete on every CPU
  * (everything when final) and write it. Returns the records written.

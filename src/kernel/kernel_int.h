@@ -14,7 +14,10 @@
 struct perf_event_mmap_page;
 
 struct ct_kcpu {
-	int enter_fd, exit_fd;
+	int enter_fd, exit_fd; /* the ring's owner: the first thread's */
+	int switch_fd;	       /* sched:sched_switch, for the state a thread leaves in */
+	int *more;	       /* attach: the other threads' events, writing into that ring */
+	size_t nmore;
 	void *base;
 	size_t len;
 	struct perf_event_mmap_page *page;
@@ -22,7 +25,7 @@ struct ct_kcpu {
 	uint64_t mask;
 };
 
-enum ct_kev_type { CT_KEV_ENTER, CT_KEV_EXIT, CT_KEV_OUT, CT_KEV_IN };
+enum ct_kev_type { CT_KEV_ENTER, CT_KEV_EXIT, CT_KEV_OUT, CT_KEV_IN, CT_KEV_STATE };
 
 /* One event from a ring, its time on the trace clock. */
 struct ct_kev {
@@ -32,7 +35,7 @@ struct ct_kev {
 	uint8_t type;	 /* enum ct_kev_type */
 	uint8_t preempt; /* CT_KEV_OUT: switched out runnable */
 	uint32_t nr;
-	int64_t ret;
+	int64_t ret; /* CT_KEV_STATE: sched_switch's prev_state */
 	uint64_t args[4];
 };
 
@@ -40,7 +43,9 @@ struct ct_kev {
 struct ct_kthread {
 	int32_t pid, tid;
 	uint8_t in_syscall, off;
+	uint8_t has_state; /* state: sched_switch's prev_state, before its switch out */
 	uint16_t cause;
+	int64_t state;
 	uint32_t nr, off_nr;
 	uint64_t enter, out;
 	uint64_t args[4];
@@ -50,8 +55,9 @@ struct ct_kernel {
 	struct ct_kcpu *cpus;
 	int ncpus;
 	uint32_t clock; /* CT_CLOCK_* of the trace */
-	int enter_id, exit_id;
-	struct ct_tp_field enter_f[2], exit_f[2]; /* id, args / id, ret */
+	int32_t *tids; /* attach: the threads to follow (0-terminated); NULL: our next exec */
+	int enter_id, exit_id, switch_id; /* switch_id -1: no sched_switch, causes guessed */
+	struct ct_tp_field enter_f[2], exit_f[2], switch_f[1]; /* id, args / id, ret / prev_state */
 	/* TSC traces: the kernel's conversion of its times to the TSC, if it tells one */
 	uint64_t time_zero;
 	uint32_t time_mult;

@@ -164,7 +164,13 @@ void ct_offcpu_format(char *out, size_t len, const struct ct_kernel_rec *r)
 			snprintf(out, len, "blocked in syscall_%u", r->nr);
 		break;
 	case CT_OFFCPU_NOSYSCALL:
-		snprintf(out, len, "blocked outside a syscall (page fault)");
+		snprintf(out, len, "blocked outside a syscall");
+		break;
+	case CT_OFFCPU_FAULT:
+		snprintf(out, len, "blocked in a page fault");
+		break;
+	case CT_OFFCPU_STOPPED:
+		snprintf(out, len, "stopped (a signal or a tracer)");
 		break;
 	default:
 		snprintf(out, len, "cause %u", r->cause);

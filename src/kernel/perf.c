@@ -22,12 +22,16 @@
 #include "../common/pool.h"
 #include "../util/util.h"
 
-static int ct_perf_open(struct perf_event_attr *a, int cpu)
+static int ct_perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
-	return (int)syscall(SYS_perf_event_open, a, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static void ct_attr(struct perf_event_attr *a, int id, int monotonic)
+/*
+ * Our next exec (tids NULL): on ourselves, disabled, enabled by the exec.
+ * attach: on the threads running, enabled at once.
+ */
+static void ct_attr(struct perf_event_attr *a, int id, int monotonic, int attach)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -45,6 +49,8 @@ static void ct_attr(struct perf_event_attr *a, int id, int monotonic)
 		a->use_clockid = 1;
 		a->clockid = CLOCK_MONOTONIC;
 	}
+	if (attach)
+		a->disabled = a->enable_on_exec = 0;
 }
 
 /* Why perf_event_open refused, in words a user can act on. */
@@ -85,33 +91,83 @@ static int ct_map_ring(struct ct_kcpu *c, char *why, size_t whylen)
 	return -1;
 }
 
+/* A thread's sys_enter (with the context switches) and sys_exit on cpu: fds[0], fds[1]. */
+/*
+ * A thread's sys_enter (with the context switches), sys_exit and sched_switch
+ * (if the kernel has it) on cpu: fds[0..2].
+ */
+static int ct_open_pair(struct ct_kernel *k, pid_t pid, int cpu, int fds[3])
+{
+	struct perf_event_attr a;
+	int mono = k->clock != CT_CLOCK_TSC || k->fit;
+	ct_attr(&a, k->enter_id, mono, k->tids != NULL);
+	a.context_switch = 1;
+	fds[0] = ct_perf_open(&a, pid, cpu);
+	if (fds[0] < 0)
+		return -errno;
+	ct_attr(&a, k->exit_id, mono, k->tids != NULL);
+	fds[1] = ct_perf_open(&a, pid, cpu);
+	if (fds[1] < 0)
+		return -errno;
+	if (k->switch_id < 0)
+		return 0;
+	ct_attr(&a, k->switch_id, mono, k->tids != NULL);
+	fds[2] = ct_perf_open(&a, pid, cpu);
+	return fds[2] < 0 ? -errno : 0;
+}
+
+static int ct_share_ring(int fd, int ring_fd, char *why, size_t whylen)
+{
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) == 0)
+		return 0;
+	int err = errno;
+	snprintf(why, whylen, "--kernel: cannot share a ring buffer: %s", strerror(err));
+	return -err;
+}
+
+/* attach: the other threads' events on this CPU, into its ring; a thread gone is skipped. */
+static int ct_open_more(struct ct_kernel *k, struct ct_kcpu *c, int cpu, char *why,
+			size_t whylen)
+{
+	for (const int32_t *t = k->tids + 1; *t; t++) {
+		int fds[3] = { -1, -1, -1 };
+		int r = ct_open_pair(k, *t, cpu, fds);
+		c->more = ct_realloc(c->more, (c->nmore + 3) * sizeof(*c->more));
+		for (int i = 0; i < 3; i++)
+			if (fds[i] >= 0)
+				c->more[c->nmore++] = fds[i];
+		if (r == -ESRCH)
+			continue;
+		if (r < 0) {
+			ct_kperf_why(why, whylen, -r);
+			return r;
+		}
+		for (int i = 0; i < 3; i++)
+			if (fds[i] >= 0 && (r = ct_share_ring(fds[i], c->enter_fd, why, whylen)) < 0)
+				return r;
+	}
+	return 0;
+}
+
 /* 0, or -errno with why said */
 static int ct_open_cpu(struct ct_kernel *k, struct ct_kcpu *c, int cpu, char *why,
 		       size_t whylen)
 {
-	struct perf_event_attr a;
-	int err;
-	ct_attr(&a, k->enter_id, k->clock != CT_CLOCK_TSC || k->fit);
-	a.context_switch = 1;
-	c->enter_fd = ct_perf_open(&a, cpu);
-	if (c->enter_fd < 0)
-		goto refused;
-	ct_attr(&a, k->exit_id, k->clock != CT_CLOCK_TSC || k->fit);
-	c->exit_fd = ct_perf_open(&a, cpu);
-	if (c->exit_fd < 0)
-		goto refused;
+	int fds[3] = { -1, -1, -1 };
+	int r = ct_open_pair(k, k->tids ? k->tids[0] : 0, cpu, fds);
+	c->enter_fd = fds[0];
+	c->exit_fd = fds[1];
+	c->switch_fd = fds[2];
+	if (r < 0) {
+		ct_kperf_why(why, whylen, -r);
+		return r;
+	}
 	if (ct_map_ring(c, why, whylen) < 0)
 		return -ENOMEM;
-	if (ioctl(c->exit_fd, PERF_EVENT_IOC_SET_OUTPUT, c->enter_fd) < 0) {
-		err = errno;
-		snprintf(why, whylen, "--kernel: cannot share a ring buffer: %s", strerror(err));
-		return -err;
-	}
-	return 0;
-refused:
-	err = errno;
-	ct_kperf_why(why, whylen, err);
-	return -err;
+	if ((r = ct_share_ring(c->exit_fd, c->enter_fd, why, whylen)) < 0 ||
+	    (c->switch_fd >= 0 && (r = ct_share_ring(c->switch_fd, c->enter_fd, why, whylen)) < 0))
+		return r;
+	return k->tids ? ct_open_more(k, c, cpu, why, whylen) : 0;
 }
 
 int ct_kperf_open(struct ct_kernel *k, char *why, size_t whylen)
@@ -122,7 +178,7 @@ int ct_kperf_open(struct ct_kernel *k, char *why, size_t whylen)
 	k->cpus = ct_calloc((size_t)n, sizeof(*k->cpus));
 	for (long cpu = 0; cpu < n; cpu++) {
 		struct ct_kcpu *c = &k->cpus[k->ncpus];
-		c->enter_fd = c->exit_fd = -1;
+		c->enter_fd = c->exit_fd = c->switch_fd = -1;
 		int r = ct_open_cpu(k, c, (int)cpu, why, whylen);
 		if (r == 0) {
 			k->ncpus++;
@@ -148,14 +204,19 @@ void ct_kperf_close(struct ct_kernel *k)
 
 void ct_kcpu_close(struct ct_kcpu *c)
 {
+	for (size_t i = 0; i < c->nmore; i++)
+		close(c->more[i]);
+	free(c->more);
 	if (c->base)
 		munmap(c->base, c->len);
+	if (c->switch_fd >= 0)
+		close(c->switch_fd);
 	if (c->exit_fd >= 0)
 		close(c->exit_fd);
 	if (c->enter_fd >= 0)
 		close(c->enter_fd);
 	memset(c, 0, sizeof(*c));
-	c->enter_fd = c->exit_fd = -1;
+	c->enter_fd = c->exit_fd = c->switch_fd = -1;
 }
 
 /*

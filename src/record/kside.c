@@ -6,15 +6,43 @@
  * when the kernel's side cannot be had, one line says why and the recording
  * goes on without it.
  */
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "kside.h"
 #include "../kernel/kernel.h"
 
-struct ct_kernel *ct_kside_open(uint32_t clock)
+/* attach: the threads of pid now (0-ended), or NULL */
+static int32_t *ct_kside_threads(pid_t pid)
 {
-	char why[256];
-	struct ct_kernel *k = ct_kernel_open(clock, why, sizeof(why));
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return NULL;
+	int32_t *tids = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		long tid = strtol(e->d_name, NULL, 10);
+		if (tid <= 0)
+			continue;
+		tids = ct_realloc(tids, (n + 2) * sizeof(*tids));
+		tids[n++] = (int32_t)tid;
+		tids[n] = 0;
+	}
+	closedir(d);
+	return tids;
+}
+
+struct ct_kernel *ct_kside_open(uint32_t clock, pid_t attach_pid)
+{
+	char why[256] = "--kernel: the process's threads cannot be listed";
+	int32_t *tids = attach_pid ? ct_kside_threads(attach_pid) : NULL;
+	struct ct_kernel *k = attach_pid && !tids ? NULL :
+						    ct_kernel_open(clock, tids, why, sizeof(why));
+	free(tids);
 	if (!k)
 		ct_error("%s: recording without the kernel's side", why);
 	return k;

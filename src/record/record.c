@@ -741,8 +741,9 @@ int ct_record(const struct ct_record_opts *o)
 	struct ct_clock_sample start = ct_sample(s.clock);
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	if (o->kernel && !o->attach_pid) /* the events follow the next exec */
-		s.kernel = ct_kside_open(s.clock);
+	/* the events follow the next exec, or the threads attached to and their children */
+	if (o->kernel)
+		s.kernel = ct_kside_open(s.clock, o->attach_pid);
 	if (o->attach_pid) {
 		struct ct_attach_opts a = { .pid = o->attach_pid, .ctl = s.pool.ctl,
 					    .pool_path = s.pool.path,

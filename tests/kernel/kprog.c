@@ -10,6 +10,7 @@
  *   fork      forked_child() in a child, then an exec of this program ("exec")
  *   threads   4 threads each in thread_work(): 10 getppid() and a 10 ms sleep
  *   getppid N getppid_loop(): N getppid() (the cost of --kernel per system call)
+ *   loop N    N x looper(): a getppid() and a 20 ms nanosleep (attach --kernel)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -166,6 +167,12 @@ NOINLINE void getppid_loop(long n)
 		getppid();
 }
 
+NOINLINE void looper(void)
+{
+	getppid();
+	nap_ms(20);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "sleep";
@@ -183,6 +190,9 @@ int main(int argc, char **argv)
 		exec_child();
 	else if (!strcmp(mode, "threads"))
 		threads_mode();
+	else if (!strcmp(mode, "loop"))
+		for (long i = argc > 2 ? atol(argv[2]) : 100; i > 0; i--)
+			looper();
 	else if (!strcmp(mode, "getppid"))
 		getppid_loop(argc > 2 ? atol(argv[2]) : 1000000);
 	else

@@ -20,6 +20,8 @@
 #   threads     4 threads x 10 getppid() in thread_work()
 #   clock       2,000 getppid() all inside getppid_loop(), none outside: the
 #               kernel's times are on the trace's clock
+#   attach      attach --kernel to a process in a loop of getppid() and 20 ms
+#               sleeps: both in their functions, from the attach on
 #   filters/*   --no-kernel hides them, -D hides them below the depth, -t the
 #               short ones, report --no-kernel has no kernel columns' worth
 #   report/*    oncpu/offcpu per function (text and --json), --sort offcpu,
@@ -150,6 +152,22 @@ if recorded clock && [ "$n" = 2000 ] && [ "$o" = "$o0" ]; then
 	ok clock
 else
 	bad clock "$n getppid() in getppid_loop() (want 2000), $o outside (want $o0)" clock.txt
+fi
+
+# ---- attach --kernel: the threads of a running process, from the attach on ----
+./kprog loop 100 >/dev/null &
+lp=$!
+sleep 0.3
+timeout -k 5 $T "$CT" attach -q -p $lp --kernel --duration 1s -o attach.data >attach.out 2>attach.err
+st=$?
+wait $lp
+timeout -k 5 $T "$CT" replay -i attach.data --color=never >attach.txt 2>&1
+n=$(tree count attach.txt looper '^getppid\(\) = ')
+w=$(tree count attach.txt nap_ms 'off-cpu .*: blocked in clock_nanosleep\]')
+if [ "$st" = 0 ] && ! [ -s attach.err ] && [ "$n" -ge 10 ] && [ "$w" -ge 10 ]; then
+	ok attach
+else
+	bad attach "status $st; $n getppid() in looper(), $w sleeps in nap_ms() (want >= 10)" attach.err
 fi
 
 # ---- filters ----
