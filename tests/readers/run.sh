@@ -16,7 +16,8 @@
 #   args       record -a on a plain -O0 build: captured values (args.c)
 # For each: report (text, --json, --csv, --per-thread), replay (plain, -t 1us,
 # -D 3, --no-std), export chrome, perfetto and folded, flame; with --jobs 2 and 3
-# against --jobs 1, and without --jobs (the default) too.
+# against --jobs 1, and without --jobs (the default) too; the progress line with
+# --jobs 2 on a terminal; bad --jobs values.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PROGS=$ROOT/tests/programs
@@ -117,6 +118,20 @@ trace args gcc "$PROGS/args.c" -a && {
 		bad args/values-shown "replay shows no captured values" "$OUT/args.replay.j1"
 	fi
 }
+
+# the progress line on a terminal (script(1) gives one), from the reading thread
+if command -v script >/dev/null; then
+	CALLTRACE_PROGRESS_AFTER=0 timeout -k 5 $T script -qfec \
+		"$CT report -i $OUT/fib.data --jobs 2 >$OUT/progress.out" /dev/null >"$OUT/progress.tty" 2>&1
+	if grep -q 'report: [0-9]*%' "$OUT/progress.tty" && ! grep -q '%' "$OUT/progress.out" &&
+		cmp -s "$OUT/progress.out" "$OUT/fib.report.j1"; then
+		ok progress
+	else
+		bad progress "no 'report: N%' line on the terminal, or output not --jobs 1's" "$OUT/progress.tty"
+	fi
+else
+	bad progress "script is missing (util-linux)"
+fi
 
 # bad values: one line, exit 2
 for v in 0 x 257 -1; do
