@@ -12,19 +12,14 @@
 #  - a server that exits with status 3 during the window, and one killed by
 #    SIGTERM (no --duration: "Ctrl-C to detach"): their end is shown.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-CT=${CALLTRACE:-${CT:-$build/calltrace}}
-out=${TEST_OUT:-$build/tests}/attach
-PY=${PY:-python3}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite attach
+here=$HERE
+out=$OUT/attach
 rm -rf "$out"
 mkdir -p "$out"
 cd "$out" || exit 1
 
-. "$here/../lib/suite.sh"
-suite attach
 # every command under a deadline
 t() { timeout -k 5 60 "$@"; }
 started= # every process this script starts, killed at the end

@@ -13,13 +13,8 @@
 # sanitizer's report and where the input was saved (tests/fuzz/findings/),
 # then `N passed, N failed`. Nothing checks how long anything took.
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in
-/*) B=$BUILD ;;
-*) B=$ROOT/$BUILD ;;
-esac
-OUT=${OUT:-${TEST_OUT:-$B/tests}}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite fuzz
 F=$OUT/fuzz
 FINDINGS=$ROOT/tests/fuzz/findings
 BUDGET=${FUZZ_BUDGET:-50}
@@ -27,9 +22,6 @@ SEED=${FUZZ_SEED:-1}
 HARNESSES="fuzz_events fuzz_reader"
 # fuzz_reader does far more per input: it gets most of the time
 declare -A SHARE=([fuzz_events]=2 [fuzz_reader]=3)
-
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
-suite fuzz
 # bad NAME REASON [DETAILS-FILE]
 # The head of a sanitizer's or libFuzzer's report: the error line and the first frames.
 report_head() {

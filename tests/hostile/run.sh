@@ -15,17 +15,13 @@
 #    a FIFO or a path that is no pool: one error line, exit 2, no signal, no hang;
 #    and, run as nobody, on a process it may not read or whose pool is root's.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-CT=${CALLTRACE:-$build/calltrace}
-out=${TEST_OUT:-$build/tests}/hostile
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite hostile
+here=$HERE build=$B
+out=$OUT/hostile
 rm -rf "$out"
 mkdir -p "$out"
 cd "$out" || exit 1
-. "$here/../lib/suite.sh"
-suite hostile
 
 sanitized() { [ -x "$1" ] && nm "$1" 2>/dev/null | grep -q __asan_init; }
 SAN=${CT_SAN:-}

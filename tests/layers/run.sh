@@ -12,10 +12,8 @@
 #                                          symbols beside analysis
 #
 # Includes inside one folder (its subfolders too) are always allowed. No
-# program is run: this reads the sources and the Makefile only.
-# Environment: ROOT (default: this checkout). Prints ok/FAIL lines.
+# program is run: this reads the sources and the Makefile only. Prints ok/FAIL lines.
 set -u
-ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
 suite layers
 

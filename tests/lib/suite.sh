@@ -1,37 +1,87 @@
 # SPDX-License-Identifier: MIT
-# What every sub-suite prints, in one place. Source it, then `suite NAME`:
+# What every sub-suite shares, in one place. Source it first (after set -u):
+#
+#   . "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+#   suite NAME
+#
+# Sourcing it sets where things are, the same way for every sub-suite
+# (tests/run.sh exports CT, CALLTRACE, OUT, TEST_OUT and PY; alone, BUILD says
+# where the build is):
+#
+#   ROOT  the repository            HERE  the sub-suite's folder (tests/NAME)
+#   BUILD the build directory (default build), B the same from ROOT unless absolute
+#   CT    the calltrace to test: CT, else CALLTRACE, else $B/calltrace
+#   OUT   where the tests write: OUT, else TEST_OUT, else $B/tests
+#   PY    the python interpreter itself (pyenv's shims cost 0.3 s a run)
+#
+# and what every sub-suite prints:
 #
 #   ok CHECK  (or pass)             ok NAME/CHECK
 #   bad CHECK REASON [FILE]  (fail) FAIL NAME/CHECK: REASON, FILE's head indented below
 #   skip CHECK WHY                  ok NAME/CHECK # SKIP WHY (tests/run.sh counts it apart)
 #   finish                          the closing line tests/run.sh requires,
 #                                   "N passed, N failed, N skipped"; exits 0 iff none failed
+#   suite_tally FILE                count in FILE too, for checks run in subshells
+#                                   (FILE emptied; call it once the folder is there)
 #
 # A suite that must clean up defines its own finish after this file, ending with
 # suite_close.
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in
+/*) B=$BUILD ;;
+*) B=$ROOT/$BUILD ;;
+esac
+CT=${CT:-${CALLTRACE:-$B/calltrace}}
+OUT=${OUT:-${TEST_OUT:-$B/tests}}
+if [ -z "${PY:-}" ]; then
+	PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+	PY=${PY:-python3}
+fi
+
 suite() {
 	SUITE_NAME=$1
+	SUITE_TALLY=
 	passed=0 failed=0 skipped=0
+}
+suite_tally() {
+	SUITE_TALLY=$1
+	: >"$SUITE_TALLY"
+}
+# count ok|FAIL|SKIP: in the shell's counters, and in the tally file if there is one
+suite_count() {
+	case $1 in
+	ok) passed=$((passed + 1)) ;;
+	FAIL) failed=$((failed + 1)) ;;
+	SKIP) skipped=$((skipped + 1)) ;;
+	esac
+	[ -z "$SUITE_TALLY" ] || echo "$1" >>"$SUITE_TALLY"
 }
 ok() {
 	echo "ok $SUITE_NAME/$1"
-	passed=$((passed + 1))
+	suite_count ok
 }
 bad() {
 	echo "FAIL $SUITE_NAME/$1: $2"
 	if [ -n "${3:-}" ] && [ -s "$3" ]; then
 		head -n 20 "$3" | cut -c1-300 | sed 's/^/    /'
 	fi
-	failed=$((failed + 1))
+	suite_count FAIL
 	return 0
 }
 skip() {
 	echo "ok $SUITE_NAME/$1 # SKIP $2"
-	skipped=$((skipped + 1))
+	suite_count SKIP
 }
 pass() { ok "$@"; }
 fail() { bad "$@"; }
 suite_close() {
+	if [ -n "$SUITE_TALLY" ]; then
+		passed=$(grep -c '^ok$' "$SUITE_TALLY")
+		failed=$(grep -c '^FAIL$' "$SUITE_TALLY")
+		skipped=$(grep -c '^SKIP$' "$SUITE_TALLY")
+	fi
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" = 0 ]
 }

@@ -22,18 +22,9 @@
 #              command line of 3,000 characters is shortened in info.
 # Prints `ok ...` or `FAIL libtool/...: REASON`, then `N passed, N failed`.
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-HERE=$ROOT/tests/libtool
-BUILD=${BUILD:-build}
-case $BUILD in
-/*) B=$BUILD ;;
-*) B=$ROOT/$BUILD ;;
-esac
-CT=${CT:-${CALLTRACE:-$B/calltrace}}
-T=120
-
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
 suite libtool
+T=120
 run() { timeout -k 5 $T "$@"; }
 
 for tool in autoreconf automake libtoolize gcc make; do

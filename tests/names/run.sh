@@ -16,17 +16,12 @@
 #    pipe, never in stdout, never when replay's stdout is the terminal.
 # BUILD, CALLTRACE/CT, TEST_OUT and PY as for tests/run.sh.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-CT=${CT:-${CALLTRACE:-$build/calltrace}}
-out=${TEST_OUT:-$build/tests}/names
-PY=${PY:-$(python3 -c 'import sys; print(sys.executable)')}
-rm -rf "$out"
-mkdir -p "$out"
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
 suite names
+here=$HERE
+out=$OUT/names
+rm -rf "$out"
+mkdir -p "$out"
 t() { timeout -k 5 60 "$@"; }
 for tool in g++ gcc nm script; do
 	command -v $tool >/dev/null || bad "tools" "$tool is missing (scripts/install-deps.sh --test)"

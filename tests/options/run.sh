@@ -23,24 +23,12 @@
 # OPTIONS_CCS="gcc clang" the compilers. Prints `ok options/...` or
 # `FAIL options/...: REASON` lines, then `N passed, N failed, N skipped`.
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-HERE=$ROOT/tests/options
-BUILD=${BUILD:-build}
-case $BUILD in
-/*) B=$BUILD ;;
-*) B=$ROOT/$BUILD ;;
-esac
-OUT=${OUT:-${TEST_OUT:-$B/tests}}
-CT=${CT:-${CALLTRACE:-$B/calltrace}}
-PY=${PY:-$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)}
-PY=${PY:-python3}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite options
 CCS=${OPTIONS_CCS:-gcc clang}
 O=$OUT/options
 OPTS=$HERE/opts.py
 CTCHECK=$ROOT/tests/lib/ctcheck.py
-
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
-suite options
 # bad NAME REASON [DETAILS-FILE]
 # t CMD...: CMD under the deadline every command has
 t() { timeout -k 5 60 "$@"; }
@@ -292,8 +280,7 @@ d=$O/${CCS%% *}
 for clk in monotonic tsc; do
 	[ -x "$d/known" ] || break
 	[ $clk = tsc ] && ! grep -q '^flags.* constant_tsc' /proc/cpuinfo && {
-		echo "ok options/clock-tsc # SKIP the CPU has no constant TSC"
-		skipped=$((skipped + 1))
+		skip clock-tsc "the CPU has no constant TSC"
 		continue
 	}
 	cd=$O/clock-$clk

@@ -17,15 +17,9 @@
 #   no-home        HOME unset: no cache at all
 # Environment: BUILD, CALLTRACE (or CT), PY, as for tests/run.sh.
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
-CT=${CT:-${CALLTRACE:-$B/calltrace}}
-PY=${PY:-python3}
-T=60
-
-. "$ROOT/tests/lib/suite.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
 suite plancache
+T=60
 run() { timeout -k 5 $T "$@"; }
 
 for tool in gcc "$PY"; do

@@ -21,19 +21,11 @@
 # Prints `ok privilege/...` or `FAIL privilege/...: REASON`, then
 # `N passed, N failed`. No check depends on time.
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in
-/*) B=$BUILD ;;
-*) B=$ROOT/$BUILD ;;
-esac
-CT=${CT:-${CALLTRACE:-$B/calltrace}}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite privilege
 B=$(cd "$(dirname "$CT")" && pwd) # the runtime is beside the tool
 T=60
 NOBODY=65534
-
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
-suite privilege
 # bad NAME REASON [DETAILS-FILE]
 one_line() { [ "$(wc -l <"$1")" = 1 ]; }
 mode() { stat -c %a "$1" 2>/dev/null; }

@@ -24,21 +24,11 @@
 #                    per thread): exact with 1,000; accounted with 100 and 4K chunks
 # Every command has a deadline: a hang is a FAIL, and its processes are killed.
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-HERE=$ROOT/tests/threads
-BUILD=${BUILD:-build}
-case $BUILD in
-/*) B=$BUILD ;;
-*) B=$ROOT/$BUILD ;;
-esac
-CT=${CT:-${CALLTRACE:-$B/calltrace}}
-PY=${PY:-python3}
-CHECK=$ROOT/tests/lib/ctcheck.py
-OUT=${TEST_OUT:-${OUT:-$B/tests}}/threads
-T=${THREADS_DEADLINE:-60} # seconds for each command
-
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
 suite threads
+CHECK=$ROOT/tests/lib/ctcheck.py
+OUT=$OUT/threads
+T=${THREADS_DEADLINE:-60} # seconds for each command
 # bad NAME REASON [DETAILS-FILE]
 
 rm -rf "$OUT"

@@ -8,15 +8,10 @@
 # memory (the readers run under a 1.5 GB address-space limit, or ASan's
 # allocation limit when make check built the sanitized tool: CT_SAN), or hang.
 set -u
-ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
-CT=${CT:-$B/calltrace}
-OUT=${OUT:-$B/tests}/traces
-PY=${PY:-python3}
-T=30
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
 suite traces
+OUT=$OUT/traces
+T=30
 rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT" || exit 2
 
 # The readers: the sanitized tool when make check built one (CT_SAN), else $CT.

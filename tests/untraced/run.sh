@@ -27,20 +27,11 @@
 #              the trace says tracing stopped
 # Prints `ok untraced/...` or `FAIL untraced/...: REASON`, then `N passed, N failed`.
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-HERE=$ROOT/tests/untraced
-BUILD=${BUILD:-build}
-case $BUILD in
-/*) B=$BUILD ;;
-*) B=$ROOT/$BUILD ;;
-esac
-CT=${CT:-${CALLTRACE:-$B/calltrace}}
-B=$(cd "$(dirname "$CT")" && pwd)
-T=60
-NOBODY=65534
-
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
 suite untraced
+B=$(cd "$(dirname "$CT")" && pwd) # the runtime is beside the tool
+T=60
+NOBODY=65534
 run() { timeout -k 5 $T "$@"; }
 asuser() { timeout -k 5 $T setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"; }
 
