@@ -23,16 +23,8 @@
 # program is under way (or a snapshot had time to be taken) before the next
 # step.
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in
-/*) B=$BUILD ;;
-*) B=$ROOT/$BUILD ;;
-esac
-OUT=${OUT:-${TEST_OUT:-$B/tests}}
-CT=${CT:-${CALLTRACE:-$B/calltrace}}
-PY=${PY:-$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)}
-PY=${PY:-python3}
+. "$(dirname "${BASH_SOURCE[0]}")/lib/suite.sh"
+suite faults
 FILTER=${1:-}
 F=$OUT/faults
 SRC=$ROOT/tests/programs/scenarios
@@ -40,19 +32,6 @@ CHECK=$ROOT/tests/lib/faults.py
 T=60 # hang guard of each command, in seconds
 ulimit -c 0 # crash scenarios: no core dumps
 
-passed=0 failed=0
-ok() {
-	echo "ok faults/$1"
-	passed=$((passed + 1))
-}
-# bad NAME REASON [DETAILS-FILE]
-bad() {
-	echo "FAIL faults/$1: $2"
-	if [ -n "${3:-}" ] && [ -s "$3" ]; then
-		head -n 25 "$3" | sed 's/^/    /'
-	fi
-	failed=$((failed + 1))
-}
 # verdict NAME CONDITION-STATUS REASON [DETAILS-FILE]: ok if the status is 0.
 verdict() {
 	if [ "$2" = 0 ]; then ok "$1"; else bad "$1" "$3" "${4:-}"; fi
@@ -61,8 +40,7 @@ want() { [ -z "$FILTER" ] || [[ $1 =~ $FILTER ]]; }
 
 if ! [ -x "$CT" ]; then
 	bad calltrace "$CT is missing: run make"
-	echo "$passed passed, $failed failed"
-	exit 1
+	finish
 fi
 rm -rf "$F/run"
 mkdir -p "$F/bin" "$F/run"
@@ -274,7 +252,7 @@ if want disk-full && built disk_full gcc-O2; then
 	mkdir -p "$MNT"
 	# mounting needs root with CAP_SYS_ADMIN (bit 21 of CapEff): without them, a skip
 	if [ "$(id -u)" != 0 ] || ! (($(sed -n 's/^CapEff:[[:space:]]*/0x/p' /proc/self/status) & (1 << 21))); then
-		echo "ok faults/disk-full # SKIP not root with CAP_SYS_ADMIN: cannot mount a 1 MiB tmpfs"
+		skip disk-full "not root with CAP_SYS_ADMIN: cannot mount a 1 MiB tmpfs"
 	elif ! mount -t tmpfs -o size=1m tmpfs "$MNT" 2>"$D/mount.err"; then
 		bad disk-full "root with CAP_SYS_ADMIN, but the 1 MiB tmpfs cannot be mounted on $MNT" "$D/mount.err"
 	else
@@ -575,5 +553,4 @@ if want prof-timer && built prof_exec gcc-O2-mcount; then
 	done
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -11,28 +11,15 @@
 #   standalone.c  no recorder: the program writes its own trace
 # Prints ok/FAIL lines.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-CT=${CALLTRACE:-$build/calltrace}
-out=${TEST_OUT:-$build/tests}/api
-PY=${PY:-python3}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite api
+here=$HERE root=$ROOT build=$B
+out=$OUT/api
 COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O2-fentry clang-O2-fentry gcc-O2-patchable gcc-O2-patch clang-O0-patch}
 rm -rf "$out"
 mkdir -p "$out"
-: >"$out/.tally"
+suite_tally "$out/.tally"
 cd "$out" || exit 1 # what the programs leave (a -pg build's gmon.out) stays here
-# every check is also counted in a file (some run in subshells): the closing line
-pass() {
-	echo "ok api/$1"
-	echo ok >>"$out/.tally"
-}
-fail() {
-	echo "FAIL api/$1: $2"
-	echo FAIL >>"$out/.tally"
-	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
-}
 
 # build SRC OUT COMBO [extra flags]: with the API's stubs, like a user would.
 # COMBO is COMPILER-OPT[-METHOD]; a method other than finstrument builds
@@ -83,7 +70,7 @@ for combo in $COMBOS; do
 	fi
 	if [[ $combo == *-mcount ]]; then
 		# -pg alone: calls are known by a place inside the function, not its entry
-		echo "ok api/backtrace.$combo # SKIP mcount gives no entry addresses"
+		skip "backtrace.$combo" "mcount gives no entry addresses"
 		continue
 	fi
 	if ! build backtrace.cpp "$d/backtrace" "$combo"; then
@@ -262,4 +249,4 @@ if "$CT" info -i "$s/killed.data" 2>&1 | grep -q 'not known'; then
 else
 	fail standalone/killed "the trace of a killed program was not finished"
 fi
-echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"
+finish

@@ -8,26 +8,13 @@
 # and -R on a binary without DWARF (specs.c), bad -A/-R specs, -s, and
 # --srcline's call sites.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-CT=${CALLTRACE:-$build/calltrace}
-out=${TEST_OUT:-$build/tests}/args
-PY=${PY:-python3}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite args
+here=$HERE root=$ROOT
+out=$OUT/args
 rm -rf "$out"
 mkdir -p "$out"
 cd "$out" || exit 1
-passed=0 failed=0
-pass() {
-	echo "ok args/$1"
-	passed=$((passed + 1))
-}
-fail() {
-	echo "FAIL args/$1: $2"
-	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 30 "$3" | sed 's/^/    /'
-	failed=$((failed + 1))
-}
 
 # check NAME DIR EXPECT [RECORD-OPTIONS...] -- PROG ARGS: record with them, same output, replay matches
 check() {
@@ -197,5 +184,4 @@ for how in patch finstrument fentry; do
 	fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -3,24 +3,12 @@
 # tree (filtered.c, expected.txt), the report's options, live against replay,
 # and bad values. Prints ok/FAIL lines.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-CT=${CALLTRACE:-$build/calltrace}
-out=${TEST_OUT:-$build/tests}/filters
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite filters
+here=$HERE root=$ROOT
+out=$OUT/filters
 mkdir -p "$out"
-: >"$out/.tally"
-# every check is also counted in a file (some run in subshells): the closing line
-pass() {
-	echo "ok filters/$1"
-	echo ok >>"$out/.tally"
-}
-fail() {
-	echo "FAIL filters/$1: $2"
-	echo FAIL >>"$out/.tally"
-	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
-}
+suite_tally "$out/.tally"
 
 # The tree as lines "<2 spaces per depth><name>", "--" between threads that show something.
 tree() {
@@ -48,8 +36,7 @@ print("\n--\n".join("\n".join(s) for s in out))
 
 gcc -g -O0 -finstrument-functions -pthread "$here/filtered.c" -o "$out/filtered" || {
 	fail build "gcc failed"
-	echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"
-	exit 0
+	finish
 }
 (cd "$out" && "$CT" record -o f.data ./filtered >/dev/null 2>&1) || fail record "record failed"
 
@@ -170,5 +157,4 @@ for bad in "-t 10parsecs" "-D 0" "--regex -F (" "--tid abc" "--since yesterday";
 		fail "bad: replay $bad" "exit $st, expected 2 and one line" "$out/bad.err"
 	fi
 done
-echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"
-exit 0
+finish

@@ -15,28 +15,14 @@
 # Prints `ok install/NAME` or `FAIL install/NAME: REASON`. No check depends on
 # time.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build_arg=${BUILD:-build}
-case $build_arg in /*) build=$build_arg ;; *) build=$root/$build_arg ;; esac
-CT=${CALLTRACE:-$build/calltrace}
-out=${TEST_OUT:-$build/tests}/install
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite install
+here=$HERE root=$ROOT build=$B build_arg=$BUILD
+out=$OUT/install
 rm -rf "$out"
 mkdir -p "$out"
-: >"$out/.tally"
+suite_tally "$out/.tally"
 cd "$out" || exit 2
-
-# every check is also counted in a file (some run in subshells): the closing line
-pass() {
-	echo "ok install/$1"
-	echo ok >>"$out/.tally"
-}
-fail() {
-	echo "FAIL install/$1: $2"
-	echo FAIL >>"$out/.tally"
-	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
-	return 0
-}
 # make in the repository, without the jobserver of an outer make (make check).
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$root" --no-print-directory BUILD="$build_arg" "$@"; }
 # Every file and symbolic link under a directory, relative to it, sorted.
@@ -480,5 +466,4 @@ if [ $st != 0 ] && grep -q '^calltrace: cannot install into ' "$out/unwritable.e
 else
 	fail unwritable-prefix "make install into $out/a-file/prefix: exit $st, expected an error line 'calltrace: cannot install into ...' before any install command" "$out/unwritable.err"
 fi
-echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"
-exit 0
+finish

@@ -8,34 +8,20 @@
 # the program's output unchanged, every library call counted exactly and
 # named name@library, and the expected trees. Then -P 'func@lib' patterns.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-CT=${CALLTRACE:-$build/calltrace}
-out=${TEST_OUT:-$build/tests}/libcalls
-PY=${PY:-python3}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite libcalls
+here=$HERE root=$ROOT
+out=$OUT/libcalls
 CHECK="$root/tests/lib/ctcheck.py"
 rm -rf "$out"
 mkdir -p "$out"
-: >"$out/.tally"
+suite_tally "$out/.tally"
 cd "$out" || exit 1
-# every check is also counted in a file (some run in subshells): the closing line
-pass() {
-	echo "ok libcalls/$1"
-	echo ok >>"$out/.tally"
-}
-fail() {
-	echo "FAIL libcalls/$1: $2"
-	echo FAIL >>"$out/.tally"
-	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
-}
 
 # the program's own library, unversioned: its calls are named after the file defining them
 if ! gcc -O2 -g -shared -fPIC "$here/lcdep.c" -o "$out/liblcdep.so" 2>"$out/lib.err"; then
 	fail build-lib "liblcdep.so did not build" "$out/lib.err"
-	echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"
-	exit 0
+	finish
 fi
 
 # traced NAME DIR ARGS...: record, same output as alone, counts and tree as expected;
@@ -126,4 +112,4 @@ if [ -x "$d/prog" ]; then
 	"$CT" report -i "$d/t.data" -F 'qsort' --json | grep -q '"cmp"' &&
 		pass filter-bare-name || fail filter-bare-name "-F qsort does not take qsort@libc.so.6"
 fi
-echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"
+finish

@@ -7,27 +7,14 @@
 # patched function's count exact, every other one named by info --skipped.
 # Then -P patterns, and the methods a program was not built for.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-CT=${CALLTRACE:-$build/calltrace}
-out=${TEST_OUT:-$build/tests}/patch
-PY=${PY:-python3}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite patch
+here=$HERE
+out=$OUT/patch
 rm -rf "$out"
 mkdir -p "$out"
-: >"$out/.tally"
+suite_tally "$out/.tally"
 cd "$out" || exit 1
-# every check is also counted in a file (some run in subshells): the closing line
-pass() {
-	echo "ok patch/$1"
-	echo ok >>"$out/.tally"
-}
-fail() {
-	echo "FAIL patch/$1: $2"
-	echo FAIL >>"$out/.tally"
-	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
-}
 
 # counts NAME DIR: report --json counts equal the program's, for the functions patched
 counts() {
@@ -182,4 +169,4 @@ if objdump -d --no-show-raw-insn "$rt" >"$out/rt.dis" 2>"$out/fast.err"; then
 else
 	fail fast-path-registers "objdump failed" "$out/fast.err"
 fi
-echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"
+finish

@@ -12,30 +12,13 @@
 # (foo.isra.0) is never taken for the function; moved.c checks what such
 # clones, and clang's changed signatures, get: "|".
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-out=${TEST_OUT:-$build/tests}/protos
-PY=${PY:-python3}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite protos
+here=$HERE root=$ROOT build=$B
+out=$OUT/protos
 rm -rf "$out"
 mkdir -p "$out"
 cd "$out" || exit 1
-passed=0 failed=0
-pass() {
-	echo "ok protos/$1"
-	passed=$((passed + 1))
-}
-fail() {
-	echo "FAIL protos/$1: $2"
-	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
-	failed=$((failed + 1))
-}
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ]
-	exit
-}
 
 # ---- the driver, against the tool's objects ----------------------------------------
 objs=$(find "$build/obj" -name '*.o' ! -path '*/cli/*' ! -path '*/wrapper/*' 2>/dev/null)

@@ -11,22 +11,14 @@
 #    no tracer; a program that forks; the errors (no such process, already
 #    traced, not permitted, bad options).
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-CT=${CALLTRACE:-$build/calltrace}
-out=${TEST_OUT:-$build/tests}/ptrace
-PY=${PY:-python3}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite ptrace
+here=$HERE root=$ROOT
+out=$OUT/ptrace
 rm -rf "$out"
 mkdir -p "$out"
-: >"$out/.tally"
+suite_tally "$out/.tally"
 cd "$out" || exit 1
-# every check is also counted in a file (some run in subshells): the closing line
-pass() {
-	echo "ok ptrace/$1"
-	echo ok >>"$out/.tally"
-}
 # ct ARGS: calltrace, stopped if it hangs (the whole suite must end); where each of its
 # processes was stuck goes to stderr first (gdb), for the failure's report
 ct() {
@@ -66,11 +58,6 @@ reap() {
 	fi
 	wait "$pid"
 }
-fail() {
-	echo "FAIL ptrace/$1: $2"
-	echo FAIL >>"$out/.tally"
-	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
-}
 
 # ---- test programs through the common job ---------------------------------------
 progs="recursion threads fork exec_chain longjmp exceptions signal_handler crash dlopen_runpath
@@ -85,7 +72,8 @@ for p in $progs; do
 	for c in gcc-O2-ptrace clang-O0-ptrace; do
 		OUT=$out "$root/tests/lib/job.sh" --result "$p" "$c" | sed 's/^\(ok\|FAIL\) /\1 ptrace\//' >"$out/result.txt"
 		cat "$out/result.txt"
-		grep -v '# SKIP' "$out/result.txt" | sed -n 's/^\(ok\|FAIL\) .*/\1/p' >>"$out/.tally"
+		awk '/^ok .* # SKIP / { print "SKIP"; next } /^ok / { print "ok" } /^FAIL / { print "FAIL" }' \
+			"$out/result.txt" >>"$out/.tally"
 	done
 done
 
@@ -395,7 +383,7 @@ expect_error errors/already-traced "$CT" attach -p "$spid" -o second.data
 grep -q 'already traced' err.txt || fail errors/already-traced-says-why "$(cat err.txt)"
 reap "$apid"
 if [ "$(id -u)" != 0 ]; then
-	echo "ok ptrace/errors/not-permitted # SKIP not root: cannot run calltrace as another user"
+	skip errors/not-permitted "not root: cannot run calltrace as another user"
 elif ! command -v setpriv >/dev/null; then
 	fail errors/not-permitted "setpriv is missing (util-linux; scripts/install-deps.sh --test)"
 else
@@ -420,5 +408,4 @@ for p in /proc/[0-9]*; do
 	kill -9 "$pid" 2>/dev/null
 done
 [ -z "$left" ] && pass no-process-left || fail no-process-left "still running, killed:$left"
-echo "$(grep -c '^ok$' "$out/.tally") passed, $(grep -c '^FAIL$' "$out/.tally") failed"
-exit 0
+finish

@@ -15,21 +15,14 @@
 # used: nothing is recorded); JOBS=2 variants at a time. Everything stays in
 # $TEST_OUT/srcline/VARIANT/ (answers, *.diff).
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-out=${TEST_OUT:-$build/tests}/srcline
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite srcline
+here=$HERE root=$ROOT build=$B
+out=$OUT/srcline
 rm -rf "$out"
 mkdir -p "$out"
+suite_tally "$out/.tally" # the variants run in the background
 JOBS=${JOBS:-2}
-# the interpreter itself, not a wrapper script (pyenv's shims cost 0.3 s a run)
-PY=${PY:-$(python3 -c 'import sys; print(sys.executable)')}
-pass() { echo "ok srcline/$1"; }
-fail() {
-	echo "FAIL srcline/$1: $2"
-	[ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
-}
 
 # ---- the driver, against the tool's objects (an archive: only what it needs) ----------
 build_driver() {
@@ -156,7 +149,7 @@ cache_hit() {
 	"$out/srcline_check" "$d/prog.out" -b 2000000 >"$d/bench" 2>&1
 	ns=$(awk '$1 == "bench" { print $2 }' "$d/bench")
 	if [ -n "$ns" ]; then
-		echo "ok srcline/cache-hit # $ns ns per lookup"
+		ok "cache-hit # $ns ns per lookup"
 	else
 		fail cache-hit "the repeated lookups did not run" "$d/bench"
 	fi
@@ -187,7 +180,7 @@ main() {
 		readelf -t "$out/zstd-probe" | grep -q ZSTD; then
 		spawn gcc-O2-zstd c zstd gcc -g -O2 -gz=zstd
 	else
-		echo "ok srcline/gcc-O2-zstd # SKIP the toolchain cannot compress debug sections with zstd"
+		skip gcc-O2-zstd "the toolchain cannot compress debug sections with zstd"
 	fi
 	wait
 	for n in "${names[@]}"; do
@@ -197,7 +190,4 @@ main() {
 }
 
 main | tee "$out/log"
-n=$(grep -c '^ok ' "$out/log")
-m=$(grep -c '^FAIL ' "$out/log")
-echo "$n passed, $m failed"
-[ "$m" = 0 ]
+finish

@@ -7,17 +7,12 @@
 # cases and errors. Prints ok/FAIL lines (tests/run.sh counts them). Outputs
 # stay in $TEST_OUT/wrappers.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) ;; *) build=$root/$build ;; esac
-CT=${CALLTRACE:-$build/calltrace}
-out=${TEST_OUT:-$build/tests}/wrappers
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite wrappers
+here=$HERE build=$B
+out=$OUT/wrappers
 WCC=$build/calltrace-cc
 WCXX=$build/calltrace-c++
-# The interpreter itself, not a pyenv shim (a second a run).
-PY=${PY:-$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)}
-PY=${PY:-python3}
 CHECK="$here/check.py"
 
 # Nothing from the caller's environment may steer the wrappers; the cache
@@ -26,17 +21,11 @@ unset CALLTRACE_CC CALLTRACE_CXX CALLTRACE_METHOD CALLTRACE_EXCLUDE_PATH CALLTRA
 export XDG_CACHE_HOME=$out/cache
 rm -rf "$out"
 mkdir -p "$out"
-
-pass() { echo "ok wrappers/$1"; }
-fail() {
-	echo "FAIL wrappers/$1: $2"
-	if [ -n "${3:-}" ] && [ -s "$3" ]; then head -n 20 "$3" | sed 's/^/    /'; fi
-}
+suite_tally "$out/.tally" # the slow sections run in the background
 
 if ! [ -x "$WCC" ] || ! [ -x "$WCXX" ]; then
 	fail built "$WCC or $WCXX is missing: run make"
-	echo "0 passed, 1 failed"
-	exit 1
+	finish
 fi
 
 # ---- the project, traced: counts as the program printed them ------------------
@@ -551,7 +540,4 @@ section_options >"$out/s-options.txt" 2>&1
 wait
 cat "$out"/s-make.txt "$out"/s-cmake.txt "$out"/s-autoconf.txt \
 	"$out"/s-inline.txt "$out"/s-methods.txt "$out"/s-options.txt
-passed=$(cat "$out"/s-*.txt | grep -c '^ok ')
-failed=$(cat "$out"/s-*.txt | grep -c '^FAIL ')
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish
