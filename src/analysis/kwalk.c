@@ -113,8 +113,12 @@ int ct_kwrap_init(struct ct_kwrap *kw, struct ct_trace *t, const struct ct_filte
 {
 	if (!t->nkrecs || f->no_kernel)
 		return 0;
-	*kw = (struct ct_kwrap){ .inner = inner, .ictx = ictx, .kernel = kernel, .t = t,
-				 .f = *f, .min_ticks = f->min_ns / t->ns_per_tick };
+	*kw = (struct ct_kwrap){ .inner = inner,
+				 .ictx = ictx,
+				 .kernel = kernel,
+				 .t = t,
+				 .f = *f,
+				 .min_ticks = f->min_ns / t->ns_per_tick };
 	return 1;
 }
 

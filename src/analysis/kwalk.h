@@ -23,8 +23,8 @@ struct ct_kwrap {
 	struct ct_filter f;
 	double min_ticks;
 	const struct ct_kernel_rec *next, *end; /* the thread's records not passed yet */
-	uint32_t depth; /* where a record made now is shown */
-	uint32_t nopen; /* shown calls open */
+	uint32_t depth;				/* where a record made now is shown */
+	uint32_t nopen;				/* shown calls open */
 };
 
 extern const struct ct_sink ct_kwrap_sink;

@@ -71,8 +71,8 @@ static int ct_load_tracepoints(struct ct_kernel *k, char *why, size_t whylen)
 	/* the state a thread leaves the CPU in: without it, a cause outside a syscall is a guess */
 	char ignored[128];
 	k->switch_f[0].name = "prev_state";
-	k->switch_id = ct_tracepoint("sched", "sched_switch", k->switch_f, 1, ignored,
-				     sizeof(ignored));
+	k->switch_id =
+		ct_tracepoint("sched", "sched_switch", k->switch_f, 1, ignored, sizeof(ignored));
 	if (k->switch_id > 0 && k->switch_f[0].size != 8 && k->switch_f[0].size != 4)
 		k->switch_id = -1;
 	return 0;
@@ -118,8 +118,7 @@ static int ct_tsc_setup(struct ct_kernel *k, char *why, size_t whylen)
 	return ct_kperf_open(k, why, whylen);
 }
 
-struct ct_kernel *ct_kernel_open(uint32_t clock, const int32_t *tids, char *why,
-				 size_t whylen)
+struct ct_kernel *ct_kernel_open(uint32_t clock, const int32_t *tids, char *why, size_t whylen)
 {
 	struct ct_kernel *k = ct_calloc(1, sizeof(*k));
 	k->clock = clock;
@@ -314,8 +313,8 @@ static int ct_kev_order(const void *a, const void *b)
 static struct ct_kthread *ct_kthread(struct ct_kernel *k, int32_t pid, int32_t tid)
 {
 	int added;
-	uint64_t *slot = ct_map_put(&k->tindex, (uint64_t)(uint32_t)tid | UINT64_C(1) << 63,
-				    &added);
+	uint64_t *slot =
+		ct_map_put(&k->tindex, (uint64_t)(uint32_t)tid | UINT64_C(1) << 63, &added);
 	if (added) {
 		k->threads = ct_realloc(k->threads, (k->nthreads + 1) * sizeof(*k->threads));
 		memset(&k->threads[k->nthreads], 0, sizeof(*k->threads));
@@ -327,11 +326,12 @@ static struct ct_kthread *ct_kthread(struct ct_kernel *k, int32_t pid, int32_t t
 	return t;
 }
 
-static void ct_emit(struct ct_kernel *k, const struct ct_kthread *t, uint16_t kind,
-		    uint64_t start, uint64_t end)
+static void ct_emit(struct ct_kernel *k, const struct ct_kthread *t, uint16_t kind, uint64_t start,
+		    uint64_t end)
 {
-	struct ct_kernel_rec r = { .start = start, .end = end, .pid = t->pid, .tid = t->tid,
-				   .kind = kind };
+	struct ct_kernel_rec r = {
+		.start = start, .end = end, .pid = t->pid, .tid = t->tid, .kind = kind
+	};
 	if (kind == CT_KREC_OFFCPU) {
 		r.cause = t->cause;
 		r.nr = t->off_nr;
@@ -358,8 +358,8 @@ static uint16_t ct_offcpu_cause(const struct ct_kthread *t, int preempt)
 	if (t->in_syscall)
 		return CT_OFFCPU_SYSCALL;
 	/* asleep outside a system call: waiting for a page (uninterruptible) */
-	return t->has_state && (st & CT_TASK_UNINTERRUPTIBLE) ? CT_OFFCPU_FAULT :
-								 CT_OFFCPU_NOSYSCALL;
+	return t->has_state && (st & CT_TASK_UNINTERRUPTIBLE) ? CT_OFFCPU_FAULT
+							      : CT_OFFCPU_NOSYSCALL;
 }
 
 static void ct_pair(struct ct_kernel *k, const struct ct_kev *e)
@@ -406,7 +406,8 @@ static void ct_write_out(struct ct_kernel *k, struct ct_writer *w)
 	size_t n = k->out.len / sizeof(struct ct_kernel_rec);
 	if (!n && k->lost == k->lost_written)
 		return;
-	struct ct_kernel_hdr h = { .rec_size = sizeof(struct ct_kernel_rec), .count = (uint32_t)n,
+	struct ct_kernel_hdr h = { .rec_size = sizeof(struct ct_kernel_rec),
+				   .count = (uint32_t)n,
 				   .lost = k->lost - k->lost_written };
 	if (k->out.len < 4096) {
 		ct_writer_block(w, CT_BLOCK_KERNEL, 0, &h, sizeof(h), k->out.data,

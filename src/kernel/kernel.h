@@ -27,8 +27,7 @@ struct ct_kernel;
  * clock: CT_CLOCK_* of the trace. NULL when the kernel's side cannot be
  * recorded, with why in one line.
  */
-struct ct_kernel *ct_kernel_open(uint32_t clock, const int32_t *tids, char *why,
-				 size_t whylen);
+struct ct_kernel *ct_kernel_open(uint32_t clock, const int32_t *tids, char *why, size_t whylen);
 /*
  * Drain the rings: pair what is old enough to be complete on every CPU
  * (everything when final) and write it. Returns the records written.
@@ -43,8 +42,8 @@ struct ct_tp_field {
 	const char *name; /* in: as in the format file ("id", "args") */
 	int offset, size; /* out; -1 when missing */
 };
-int ct_tracepoint(const char *system, const char *event, struct ct_tp_field *fields,
-		  size_t nfields, char *why, size_t whylen);
+int ct_tracepoint(const char *system, const char *event, struct ct_tp_field *fields, size_t nfields,
+		  char *why, size_t whylen);
 
 /* names.c: a system call's name (x86_64), NULL if unknown */
 const char *ct_syscall_name(uint32_t nr);

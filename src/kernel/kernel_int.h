@@ -55,7 +55,7 @@ struct ct_kernel {
 	struct ct_kcpu *cpus;
 	int ncpus;
 	uint32_t clock; /* CT_CLOCK_* of the trace */
-	int32_t *tids; /* attach: the threads to follow (0-terminated); NULL: our next exec */
+	int32_t *tids;	/* attach: the threads to follow (0-terminated); NULL: our next exec */
 	int enter_id, exit_id, switch_id; /* switch_id -1: no sched_switch, causes guessed */
 	struct ct_tp_field enter_f[2], exit_f[2], switch_f[1]; /* id, args / id, ret / prev_state */
 	/* TSC traces: the kernel's conversion of its times to the TSC, if it tells one */

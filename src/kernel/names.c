@@ -20,10 +20,11 @@ const char *ct_syscall_name(uint32_t nr)
 
 static const char *ct_futex_op(uint64_t op)
 {
-	static const char *const ops[] = { "WAIT", "WAKE",	  "FD",		  "REQUEUE",
-					   "CMP_REQUEUE", "WAKE_OP", "LOCK_PI", "UNLOCK_PI",
-					   "TRYLOCK_PI", "WAIT_BITSET", "WAKE_BITSET",
-					   "WAIT_REQUEUE_PI", "CMP_REQUEUE_PI", "LOCK_PI2" };
+	static const char *const ops[] = { "WAIT",	     "WAKE",	    "FD",
+					   "REQUEUE",	     "CMP_REQUEUE", "WAKE_OP",
+					   "LOCK_PI",	     "UNLOCK_PI",   "TRYLOCK_PI",
+					   "WAIT_BITSET",    "WAKE_BITSET", "WAIT_REQUEUE_PI",
+					   "CMP_REQUEUE_PI", "LOCK_PI2" };
 	static char buf[48];
 	uint64_t cmd = op & 127;
 	if (cmd >= sizeof(ops) / sizeof(ops[0]))
@@ -35,10 +36,10 @@ static const char *ct_futex_op(uint64_t op)
 
 static const char *ct_clock_id(uint64_t id)
 {
-	static const char *const ids[] = { "CLOCK_REALTIME", "CLOCK_MONOTONIC",
+	static const char *const ids[] = { "CLOCK_REALTIME",	       "CLOCK_MONOTONIC",
 					   "CLOCK_PROCESS_CPUTIME_ID", "CLOCK_THREAD_CPUTIME_ID",
-					   "CLOCK_MONOTONIC_RAW", "CLOCK_REALTIME_COARSE",
-					   "CLOCK_MONOTONIC_COARSE", "CLOCK_BOOTTIME" };
+					   "CLOCK_MONOTONIC_RAW",      "CLOCK_REALTIME_COARSE",
+					   "CLOCK_MONOTONIC_COARSE",   "CLOCK_BOOTTIME" };
 	static char buf[24];
 	if (id < sizeof(ids) / sizeof(ids[0]))
 		return ids[id];

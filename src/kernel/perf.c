@@ -66,7 +66,8 @@ void ct_kperf_why(char *why, size_t whylen, int err)
 		}
 		snprintf(why, whylen,
 			 "--kernel needs root, CAP_PERFMON or kernel.perf_event_paranoid <= 1 "
-			 "(it is %d)", level);
+			 "(it is %d)",
+			 level);
 	} else {
 		snprintf(why, whylen, "--kernel: perf_event_open: %s", strerror(err));
 	}
@@ -126,8 +127,7 @@ static int ct_share_ring(int fd, int ring_fd, char *why, size_t whylen)
 }
 
 /* attach: the other threads' events on this CPU, into its ring; a thread gone is skipped. */
-static int ct_open_more(struct ct_kernel *k, struct ct_kcpu *c, int cpu, char *why,
-			size_t whylen)
+static int ct_open_more(struct ct_kernel *k, struct ct_kcpu *c, int cpu, char *why, size_t whylen)
 {
 	for (const int32_t *t = k->tids + 1; *t; t++) {
 		int fds[3] = { -1, -1, -1 };
@@ -143,15 +143,15 @@ static int ct_open_more(struct ct_kernel *k, struct ct_kcpu *c, int cpu, char *w
 			return r;
 		}
 		for (int i = 0; i < 3; i++)
-			if (fds[i] >= 0 && (r = ct_share_ring(fds[i], c->enter_fd, why, whylen)) < 0)
+			if (fds[i] >= 0 &&
+			    (r = ct_share_ring(fds[i], c->enter_fd, why, whylen)) < 0)
 				return r;
 	}
 	return 0;
 }
 
 /* 0, or -errno with why said */
-static int ct_open_cpu(struct ct_kernel *k, struct ct_kcpu *c, int cpu, char *why,
-		       size_t whylen)
+static int ct_open_cpu(struct ct_kernel *k, struct ct_kcpu *c, int cpu, char *why, size_t whylen)
 {
 	int fds[3] = { -1, -1, -1 };
 	int r = ct_open_pair(k, k->tids ? k->tids[0] : 0, cpu, fds);

@@ -53,8 +53,8 @@ static void ct_parse_field(const char *line, struct ct_tp_field *fields, size_t 
 		}
 }
 
-int ct_tracepoint(const char *system, const char *event, struct ct_tp_field *fields,
-		  size_t nfields, char *why, size_t whylen)
+int ct_tracepoint(const char *system, const char *event, struct ct_tp_field *fields, size_t nfields,
+		  char *why, size_t whylen)
 {
 	FILE *f = ct_open_format(system, event);
 	if (!f) {
@@ -74,7 +74,8 @@ int ct_tracepoint(const char *system, const char *event, struct ct_tp_field *fie
 	}
 	fclose(f);
 	if (id <= 0) {
-		snprintf(why, whylen, "tracepoint %s:%s has no ID in its format file", system, event);
+		snprintf(why, whylen, "tracepoint %s:%s has no ID in its format file", system,
+			 event);
 		return -1;
 	}
 	for (size_t i = 0; i < nfields; i++)

@@ -68,8 +68,9 @@ static int ct_rk_cmp(const void *a, const void *b)
 {
 	uint64_t x = ct_rk_sort_sys[*(const uint32_t *)a].total;
 	uint64_t y = ct_rk_sort_sys[*(const uint32_t *)b].total;
-	return x != y ? (x > y ? -1 : 1) : (*(const uint32_t *)a > *(const uint32_t *)b) -
-						 (*(const uint32_t *)a < *(const uint32_t *)b);
+	return x != y ? (x > y ? -1 : 1)
+		      : (*(const uint32_t *)a > *(const uint32_t *)b) -
+				(*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
 /* The numbers called, the longest total first. */
@@ -100,7 +101,8 @@ void ct_rk_print_text(const struct ct_report_kernel *k, FILE *out, double ns_per
 	size_t n;
 	uint32_t *rows = ct_rk_rows(k, &n);
 	char c[3][32], name[64];
-	fprintf(out, "\n%s  Total time       Calls     Average     Maximum      Errors  System call%s\n",
+	fprintf(out,
+		"\n%s  Total time       Calls     Average     Maximum      Errors  System call%s\n",
 		ct_c_bold, ct_c_reset);
 	fputs("  ==========  ==========  ==========  ==========  ==========  ===========\n", out);
 	for (size_t i = 0; i < n; i++) {
@@ -111,13 +113,13 @@ void ct_rk_print_text(const struct ct_report_kernel *k, FILE *out, double ns_per
 		ct_fmt_duration(c[2], sizeof(c[2]), (double)s->max * ns_per_tick);
 		ct_rk_name(name, sizeof(name), rows[i]);
 		fprintf(out, "  %s  %10llu  %s  %s  %10llu  %s\n", c[0],
-			(unsigned long long)s->calls, c[1], c[2], (unsigned long long)s->errors, name);
+			(unsigned long long)s->calls, c[1], c[2], (unsigned long long)s->errors,
+			name);
 	}
 	free(rows);
 }
 
-void ct_rk_print_json(const struct ct_report_kernel *k, FILE *out, double ns_per_tick,
-		      size_t nrows)
+void ct_rk_print_json(const struct ct_report_kernel *k, FILE *out, double ns_per_tick, size_t nrows)
 {
 	size_t n;
 	uint32_t *rows = ct_rk_rows(k, &n);

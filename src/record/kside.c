@@ -40,8 +40,8 @@ struct ct_kernel *ct_kside_open(uint32_t clock, pid_t attach_pid)
 {
 	char why[256] = "--kernel: the process's threads cannot be listed";
 	int32_t *tids = attach_pid ? ct_kside_threads(attach_pid) : NULL;
-	struct ct_kernel *k = attach_pid && !tids ? NULL :
-						    ct_kernel_open(clock, tids, why, sizeof(why));
+	struct ct_kernel *k =
+		attach_pid && !tids ? NULL : ct_kernel_open(clock, tids, why, sizeof(why));
 	free(tids);
 	if (!k)
 		ct_error("%s: recording without the kernel's side", why);
