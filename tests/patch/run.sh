@@ -83,6 +83,35 @@ for cc in gcc clang; do
 	done
 done
 
+# ---- a tail call: the callee nests in its caller, and its return ends both --------
+# (the callee's return address is its caller's trampoline landing, src/arch/x86_64/relocate.h)
+for name in gcc-O2-pie clang-O2-pie; do
+	d=$out/$name
+	[ -s "$d/t.data" ] || continue
+	if timeout -k 5 60 "$CT" replay -i "$d/t.data" >"$d/replay" 2>"$d/replay.err" &&
+		"$PY" - "$d/replay" >"$d/tail.check" 2>&1 <<'PY'; then
+import re, sys
+lines = [re.sub(r'^.*?\| ', '', l.rstrip('\n')) for l in open(sys.argv[1]) if '| ' in l]
+indent = lambda s: len(s) - len(s.lstrip())
+n = bad = 0
+for i, l in enumerate(lines):
+    if l.strip() != 'tail() {':
+        continue
+    n += 1
+    inner, end = lines[i + 1:i + 3]
+    if (inner.strip() not in ('op_a();', 'op_b();') or indent(inner) != indent(l) + 2 or
+            end.strip() != '} /* tail */' or indent(end) != indent(l)):
+        bad += 1
+        print('after', repr(l), repr(inner), repr(end))
+print(n, 'calls of tail,', bad, 'misnested')
+sys.exit(1 if bad or n < 300 else 0)
+PY
+		pass "$name/tail-nesting"
+	else
+		fail "$name/tail-nesting" "a tail-called function is not nested in its caller" "$d/tail.check"
+	fi
+done
+
 # ---- -P: only some functions, some left out ------------------------------------
 d=$out/gcc-O2-pie
 if [ -x "$d/shapes" ]; then
