@@ -11,6 +11,9 @@
  *   threads   4 threads each in thread_work(): 10 getppid() and a 10 ms sleep
  *   getppid N getppid_loop(): N getppid() (the cost of --kernel per system call)
  *   loop N    N x looper(): a getppid() and a 20 ms nanosleep (attach --kernel)
+ *   clock N   clock_loop(): N x { tick_a(); getppid(); tick_b(); }: each system call
+ *             must fall between the two calls around it (the clocks agree to a
+ *             fraction of a microsecond)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -173,6 +176,27 @@ NOINLINE void looper(void)
 	nap_ms(20);
 }
 
+static volatile int ticks; /* the ticks have bodies long enough to be patched */
+
+NOINLINE void tick_a(void)
+{
+	ticks++;
+}
+
+NOINLINE void tick_b(void)
+{
+	ticks--;
+}
+
+NOINLINE void clock_loop(long n)
+{
+	for (long i = 0; i < n; i++) {
+		tick_a();
+		getppid();
+		tick_b();
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "sleep";
@@ -190,6 +214,8 @@ int main(int argc, char **argv)
 		exec_child();
 	else if (!strcmp(mode, "threads"))
 		threads_mode();
+	else if (!strcmp(mode, "clock"))
+		clock_loop(argc > 2 ? atol(argv[2]) : 1000);
 	else if (!strcmp(mode, "loop"))
 		for (long i = argc > 2 ? atol(argv[2]) : 100; i > 0; i--)
 			looper();
