@@ -40,6 +40,18 @@ if [ -z "${PY:-}" ]; then
 	PY=${PY:-python3}
 fi
 
+# tool_objects: the tool's objects under $B/obj but the command line's (main) and
+# the wrappers', for programs linked against them; only those whose source is
+# still there (a renamed or removed source leaves its object in old build folders)
+tool_objects() {
+	local o s
+	find "$B/obj" -name '*.o' ! -path '*/cli/*' ! -path '*/wrapper/*' 2>/dev/null | sort |
+		while read -r o; do
+			s=${o#"$B"/obj/}
+			[ -f "$ROOT/src/${s%.o}.c" ] && echo "$o"
+		done
+}
+
 suite() {
 	SUITE_NAME=$1
 	SUITE_TALLY=

@@ -21,7 +21,7 @@ mkdir -p "$out"
 cd "$out" || exit 1
 
 # ---- the driver, against the tool's objects ----------------------------------------
-objs=$(find "$build/obj" -name '*.o' ! -path '*/cli/*' ! -path '*/wrapper/*' 2>/dev/null)
+objs=$(tool_objects)
 DUMP=$out/dump_protos
 # shellcheck disable=SC2086 # CT_SAN_FLAGS: the sanitizers the objects were built with
 if [ -z "$objs" ] || ! gcc -std=gnu11 -O1 -g -Wall -Wextra -D_GNU_SOURCE ${CT_SAN_FLAGS:-} -I"$root" -o "$DUMP" \

@@ -27,7 +27,7 @@ JOBS=${JOBS:-2}
 # ---- the driver, against the tool's objects (an archive: only what it needs) ----------
 build_driver() {
 	local objs
-	objs=$(find "$build/obj" -name '*.o' ! -path '*/cli/*' ! -path '*/wrapper/*' 2>/dev/null)
+	objs=$(tool_objects)
 	if [ -z "$objs" ]; then
 		fail driver "no objects in $build/obj: run make first"
 		return 1

@@ -5,7 +5,7 @@ set -u
 suite unit
 out=$B/unit
 mkdir -p "$out"
-objs=$(find "$B/obj" -name '*.o' ! -path '*/cli/*' ! -path '*/wrapper/*')
+objs=$(tool_objects)
 libs=$(pkg-config --libs libdw libelf libzstd)
 for src in "$ROOT"/tests/unit/test_*.c; do
 	name=$(basename "$src" .c)
