@@ -11,6 +11,7 @@
  *   DROPPED  neither it nor anything under it (-N, -D)
  */
 #include <regex.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -609,13 +610,16 @@ void ct_walk_progress(struct ct_walk *w, const char *what, int streams)
 /*
  * How many threads read: --jobs, or the online cores for a trace long enough
  * to gain (starting threads costs less than a millisecond; below some 100,000
- * records the whole read does too).
+ * records the whole read does too), as many as this process may run on.
  */
 static unsigned ct_walk_jobs(const struct ct_walk *w, uint64_t total)
 {
 	if (w->f.jobs)
 		return w->f.jobs;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) < cores)
+		cores = CPU_COUNT(&set); /* taskset, a cgroup's cpuset */
 	return total >= CT_WALK_PARALLEL_MIN && cores > 1 ? (unsigned)ct_min(cores, 64) : 1;
 }
 
