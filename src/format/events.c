@@ -17,6 +17,7 @@ void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level)
 	e->dict_gen = ct_calloc(cap, sizeof(uint32_t));
 	e->cctx = ZSTD_createCCtx();
 	e->level = level;
+	ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_compressionLevel, level);
 }
 
 void ct_encoder_free(struct ct_encoder *e)
@@ -48,32 +49,76 @@ void ct_encoder_begin(struct ct_encoder *e, uint32_t instance, int32_t pid, int3
 		e->gen = 1;
 	}
 	e->funcs.len = 0;
-	for (int i = 0; i < 4; i++) {
+	e->plane_cap = max_records ? max_records : 1;
+	for (int i = 0; i < 4; i++)
 		e->col[i].len = 0;
-		ct_buf_reserve(&e->col[i], (size_t)max_records * 10);
-	}
+	/* the low bytes' plane at 0, the high bytes' at plane_cap (ct_encoder_finish joins them) */
+	ct_buf_reserve(&e->col[CT_COL_CLOCK], (size_t)e->plane_cap * 2);
+	ct_buf_reserve(&e->col[CT_COL_CODE], (size_t)e->plane_cap * 2);
+	ct_buf_reserve(&e->col[CT_COL_SP], e->plane_cap);
+	ct_buf_reserve(&e->col[CT_COL_EXT], 64);
 	e->last_clock = 0;
 	e->last_sp = 0;
+	memset(e->cache, 0xff, sizeof(e->cache));
+}
+
+/* Room for more records than ct_encoder_begin was told: the high planes move up. */
+void ct_encoder_grow(struct ct_encoder *e, uint32_t records)
+{
+	uint32_t cap = e->plane_cap, n = e->hdr.nrecords;
+	if (n + records <= cap)
+		return;
+	while (cap < n + records)
+		cap *= 2;
+	for (int i = CT_COL_CLOCK; i <= CT_COL_CODE; i++) {
+		struct ct_buf *b = &e->col[i];
+		ct_buf_reserve(b, (size_t)cap * 2);
+		memmove(b->data + cap, b->data + e->plane_cap, n);
+	}
+	ct_buf_reserve(&e->col[CT_COL_SP], cap - e->col[CT_COL_SP].len);
+	e->plane_cap = cap;
+}
+
+uint64_t ct_encoder_escape(struct ct_encoder *e, uint64_t v, uint64_t max)
+{
+	if (v < max)
+		return v;
+	struct ct_buf *x = &e->col[CT_COL_EXT];
+	ct_buf_reserve(x, 10);
+	x->len = (size_t)(ct_put_varint(x->data + x->len, v) - x->data);
+	return max;
+}
+
+uint32_t ct_encoder_func_slow(struct ct_encoder *e, uint64_t addr)
+{
+	uint32_t i = (uint32_t)(ct_hash64(addr) & e->dict_mask);
+	while (e->dict_gen[i] == e->gen) {
+		if (e->dict_keys[i] == addr)
+			return e->dict_vals[i];
+		i = (i + 1) & e->dict_mask;
+	}
+	uint32_t idx = e->hdr.nfuncs++;
+	e->dict_gen[i] = e->gen;
+	e->dict_keys[i] = addr;
+	e->dict_vals[i] = idx;
+	ct_buf_append(&e->funcs, &addr, sizeof(addr));
+	return idx;
 }
 
 void ct_encoder_ext(struct ct_encoder *e, uint64_t clock, uint32_t type, const void *p,
 		    uint32_t len)
 {
-	struct ct_buf *c = e->col;
 	uint8_t tmp[10];
 
-	if (!e->hdr.nrecords++)
+	ct_encoder_grow(e, 1);
+	if (!e->hdr.nrecords)
 		e->hdr.first_clock = e->last_clock = clock;
-	ct_buf_reserve(&c[CT_COL_CLOCK], 10);
-	c[CT_COL_CLOCK].len = (size_t)(ct_put_varint(c[CT_COL_CLOCK].data + c[CT_COL_CLOCK].len,
-						     ct_zigzag((int64_t)(clock - e->last_clock))) -
-				       c[CT_COL_CLOCK].data);
-	ct_buf_reserve(&c[CT_COL_CODE], 10);
-	c[CT_COL_CODE].len = (size_t)(ct_put_varint(c[CT_COL_CODE].data + c[CT_COL_CODE].len,
-						    (uint64_t)type << 2 | CT_CODE_EXT) -
-				      c[CT_COL_CODE].data);
-	ct_buf_append(&c[CT_COL_EXT], tmp, (size_t)(ct_put_varint(tmp, len) - tmp));
-	ct_buf_append(&c[CT_COL_EXT], p, len);
+	uint64_t zc = ct_encoder_escape(e, ct_zigzag((int64_t)(clock - e->last_clock)), 0xffff);
+	uint64_t code = ct_encoder_escape(e, (uint64_t)type << 2 | CT_CODE_EXT, 0xffff);
+	ct_enc_planes(e->col[CT_COL_CLOCK].data, e->col[CT_COL_CODE].data, e->plane_cap,
+		      e->hdr.nrecords++, zc, code);
+	ct_buf_append(&e->col[CT_COL_EXT], tmp, (size_t)(ct_put_varint(tmp, len) - tmp));
+	ct_buf_append(&e->col[CT_COL_EXT], p, len);
 	e->last_clock = clock;
 	if (type == CT_EXT_LOST && len >= 8) {
 		uint64_t n;
@@ -89,7 +134,12 @@ void ct_encoder_finish(struct ct_encoder *e)
 	h->last_clock = e->last_clock;
 	e->body.len = 0;
 	ct_buf_append(&e->body, e->funcs.data, e->funcs.len);
-	for (int i = 0; i < 4; i++) {
+	for (int i = CT_COL_CLOCK; i <= CT_COL_CODE; i++) { /* low plane, then high plane */
+		h->col_len[i] = h->nrecords * 2;
+		ct_buf_append(&e->body, e->col[i].data, h->nrecords);
+		ct_buf_append(&e->body, e->col[i].data + e->plane_cap, h->nrecords);
+	}
+	for (int i = CT_COL_SP; i <= CT_COL_EXT; i++) {
 		h->col_len[i] = (uint32_t)e->col[i].len;
 		ct_buf_append(&e->body, e->col[i].data, e->col[i].len);
 	}
@@ -98,14 +148,14 @@ void ct_encoder_finish(struct ct_encoder *e)
 	size_t bound = ZSTD_compressBound(e->body.len);
 	e->out.len = 0;
 	ct_buf_reserve(&e->out, sizeof(*h) + bound);
-	size_t n = ZSTD_compressCCtx(e->cctx, e->out.data + sizeof(*h), bound, e->body.data,
-				     e->body.len, e->level);
+	size_t n = ZSTD_compress2(e->cctx, e->out.data + sizeof(*h), bound, e->body.data,
+				  e->body.len);
 	if (ZSTD_isError(n) || n >= e->body.len) {
-		h->codec = 0;
+		h->codec = CT_CODEC_PLANES;
 		memcpy(e->out.data + sizeof(*h), e->body.data, e->body.len);
 		n = e->body.len;
 	} else {
-		h->codec = 1;
+		h->codec = CT_CODEC_PLANES | CT_CODEC_ZSTD;
 	}
 	memcpy(e->out.data, h, sizeof(*h));
 	e->out.len = sizeof(*h) + n;
@@ -138,11 +188,19 @@ int ct_decoder_begin(struct ct_decoder *d, const uint8_t *payload, uint32_t len)
 		want += h->col_len[i];
 	if (want != h->raw_len)
 		return -1;
-	if (h->codec == 1) {
+	if (h->codec > (CT_CODEC_PLANES | CT_CODEC_ZSTD))
+		return -1;
+	/* planes: the clock and code columns hold two bytes a record, the stack's one at most */
+	d->planes = h->codec & CT_CODEC_PLANES;
+	if (d->planes && ((uint64_t)h->col_len[CT_COL_CLOCK] != (uint64_t)h->nrecords * 2 ||
+			  (uint64_t)h->col_len[CT_COL_CODE] != (uint64_t)h->nrecords * 2 ||
+			  h->col_len[CT_COL_SP] > h->nrecords))
+		return -1;
+	if (h->codec & CT_CODEC_ZSTD) {
 		if (ct_inflate(d->dctx, &d->raw, h->raw_len, body, body_len) < 0)
 			return -1;
 		body = d->raw.data;
-	} else if (h->codec != 0 || body_len != h->raw_len) {
+	} else if (body_len != h->raw_len) {
 		return -1;
 	}
 	d->funcs = body;

@@ -36,6 +36,18 @@ static inline void ct_event_payload(const struct ct_event *ev, void *out, size_t
 	memcpy(out, ev->ext, ev->ext_len < n ? ev->ext_len : n);
 }
 
+/*
+ * The encoder's direct-mapped cache in front of the block's dictionary: most
+ * records are of a function seen a few records earlier, found here with a
+ * shift, a mask and one compare (the dictionary costs a 64-bit hash and a
+ * probe). Slots are emptied at each block's start.
+ */
+#define CT_ENC_CACHE_BITS 9
+struct ct_enc_slot {
+	uint64_t addr; /* UINT64_MAX: empty (no address has the high bits) */
+	uint64_t code; /* the function's index << 2 */
+};
+
 struct ct_encoder {
 	struct ct_events_hdr hdr;
 	struct ct_buf col[4];
@@ -47,8 +59,10 @@ struct ct_encoder {
 	uint32_t *dict_gen;
 	uint32_t dict_mask, gen;
 	uint64_t last_clock, last_sp;
+	uint32_t plane_cap; /* records the clock and code columns' low planes have room for */
 	struct ZSTD_CCtx_s *cctx;
 	int level;
+	struct ct_enc_slot cache[1u << CT_ENC_CACHE_BITS];
 };
 
 void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level);
@@ -60,40 +74,49 @@ void ct_encoder_ext(struct ct_encoder *e, uint64_t clock, uint32_t type, const v
 /* Finish the block: e->out holds its payload. */
 void ct_encoder_finish(struct ct_encoder *e);
 
+/* The function's index in the block's table, a new one if it is not there yet. */
+uint32_t ct_encoder_func_slow(struct ct_encoder *e, uint64_t addr);
+
 static inline uint32_t ct_encoder_func(struct ct_encoder *e, uint64_t addr)
 {
-	uint32_t i = (uint32_t)(ct_hash64(addr) & e->dict_mask);
-	while (e->dict_gen[i] == e->gen) {
-		if (e->dict_keys[i] == addr)
-			return e->dict_vals[i];
-		i = (i + 1) & e->dict_mask;
-	}
-	uint32_t idx = e->hdr.nfuncs++;
-	e->dict_gen[i] = e->gen;
-	e->dict_keys[i] = addr;
-	e->dict_vals[i] = idx;
-	ct_buf_append(&e->funcs, &addr, sizeof(addr));
+	struct ct_enc_slot *s = &e->cache[(addr ^ addr >> 11) >> 4 & ((1u << CT_ENC_CACHE_BITS) - 1)];
+	if (__builtin_expect(s->addr == addr, 1))
+		return (uint32_t)(s->code >> 2);
+	uint32_t idx = ct_encoder_func_slow(e, addr);
+	s->addr = addr;
+	s->code = (uint64_t)idx << 2;
 	return idx;
 }
 
-/* Append a call (CT_EV_ENTER) or return (CT_EV_EXIT). Columns have room reserved. */
+/* Room for records more records past what ct_encoder_begin was told. */
+void ct_encoder_grow(struct ct_encoder *e, uint32_t records);
+/* v if it is under max; else max, and v goes to the ext column as a varint. */
+uint64_t ct_encoder_escape(struct ct_encoder *e, uint64_t v, uint64_t max);
+
+/* Record r's clock delta and code into the low and high byte planes of their columns. */
+static inline void ct_enc_planes(uint8_t *clock, uint8_t *code, uint32_t cap, uint32_t r,
+				 uint64_t zc, uint64_t k)
+{
+	clock[r] = (uint8_t)zc;
+	clock[cap + r] = (uint8_t)(zc >> 8);
+	code[r] = (uint8_t)k;
+	code[cap + r] = (uint8_t)(k >> 8);
+}
+
+/* Append a call (CT_EV_ENTER) or return (CT_EV_EXIT). */
 static inline void ct_encoder_event(struct ct_encoder *e, uint64_t clock, unsigned kind,
 				    uint64_t addr, uint64_t sp)
 {
+	ct_encoder_grow(e, 1);
 	uint32_t f = ct_encoder_func(e, addr);
-	struct ct_buf *c = e->col;
-
-	if (!e->hdr.nrecords++)
+	if (__builtin_expect(!e->hdr.nrecords, 0))
 		e->hdr.first_clock = e->last_clock = clock;
-	c[CT_COL_CLOCK].len = (size_t)(ct_put_varint(c[CT_COL_CLOCK].data + c[CT_COL_CLOCK].len,
-						     ct_zigzag((int64_t)(clock - e->last_clock))) -
-				       c[CT_COL_CLOCK].data);
-	c[CT_COL_CODE].len = (size_t)(ct_put_varint(c[CT_COL_CODE].data + c[CT_COL_CODE].len,
-						    (uint64_t)f << 2 | (kind == CT_EV_EXIT)) -
-				      c[CT_COL_CODE].data);
-	c[CT_COL_SP].len = (size_t)(ct_put_varint(c[CT_COL_SP].data + c[CT_COL_SP].len,
-						  ct_zigzag((int64_t)(sp - e->last_sp))) -
-				    c[CT_COL_SP].data);
+	uint64_t zc = ct_encoder_escape(e, ct_zigzag((int64_t)(clock - e->last_clock)), 0xffff);
+	uint64_t k = ct_encoder_escape(e, (uint64_t)f << 2 | (kind == CT_EV_EXIT), 0xffff);
+	uint64_t zs = ct_encoder_escape(e, ct_zigzag((int64_t)(sp - e->last_sp)), 0xff);
+	ct_enc_planes(e->col[CT_COL_CLOCK].data, e->col[CT_COL_CODE].data, e->plane_cap,
+		      e->hdr.nrecords++, zc, k);
+	e->col[CT_COL_SP].data[e->col[CT_COL_SP].len++] = (uint8_t)zs;
 	e->last_clock = clock;
 	e->last_sp = sp;
 }
@@ -103,6 +126,7 @@ struct ct_decoder {
 	const uint8_t *funcs; /* nfuncs little-endian u64, maybe unaligned */
 	const uint8_t *col[4], *col_end[4];
 	uint32_t left;
+	uint32_t planes; /* CT_CODEC_PLANES: byte planes, else varint columns */
 	uint64_t clock, sp;
 	struct ct_buf raw;
 	struct ZSTD_DCtx_s *dctx;
@@ -112,6 +136,41 @@ void ct_decoder_init(struct ct_decoder *d);
 void ct_decoder_free(struct ct_decoder *d);
 /* Start on one EVENTS payload; -1 if it is malformed. */
 int ct_decoder_begin(struct ct_decoder *d, const uint8_t *payload, uint32_t len);
+
+/* A field stored at its limit: its value is the ext column's next varint. */
+static inline int ct_dec_escaped(struct ct_decoder *d, uint64_t *v, uint64_t max)
+{
+	if (__builtin_expect(*v != max, 1))
+		return 0;
+	d->col[CT_COL_EXT] = ct_get_varint(d->col[CT_COL_EXT], d->col_end[CT_COL_EXT], v);
+	return d->col[CT_COL_EXT] ? 0 : -1;
+}
+
+/* Record r's clock delta and code from the byte planes (format 4); -1: malformed. */
+static inline int ct_dec_planes(struct ct_decoder *d, uint64_t *delta, uint64_t *code)
+{
+	uint32_t n = d->hdr.nrecords, r = n - d->left;
+	const uint8_t *c = d->col[CT_COL_CLOCK], *k = d->col[CT_COL_CODE];
+	*delta = c[r] | (uint64_t)c[n + r] << 8;
+	*code = k[r] | (uint64_t)k[n + r] << 8;
+	if (ct_dec_escaped(d, delta, 0xffff) < 0) /* the clock's escape comes first */
+		return -1;
+	return ct_dec_escaped(d, code, 0xffff);
+}
+
+/* The next call's or return's stack delta; -1: malformed. */
+static inline int ct_dec_sp(struct ct_decoder *d, uint64_t *v)
+{
+	if (d->planes) {
+		if (d->col[CT_COL_SP] >= d->col_end[CT_COL_SP])
+			return -1;
+		*v = *d->col[CT_COL_SP]++;
+		return ct_dec_escaped(d, v, 0xff);
+	}
+	d->col[CT_COL_SP] = ct_get_varint(d->col[CT_COL_SP], d->col_end[CT_COL_SP], v);
+	return d->col[CT_COL_SP] ? 0 : -1;
+}
+
 /* 1: a record in *ev, 0: end of block, -1: malformed. Inline: readers call it per record. */
 static inline int ct_decoder_next(struct ct_decoder *d, struct ct_event *ev)
 {
@@ -119,12 +178,16 @@ static inline int ct_decoder_next(struct ct_decoder *d, struct ct_event *ev)
 
 	if (!d->left)
 		return 0;
-	d->left--;
-	if (!(d->col[CT_COL_CLOCK] =
-		      ct_get_varint(d->col[CT_COL_CLOCK], d->col_end[CT_COL_CLOCK], &delta)) ||
-	    !(d->col[CT_COL_CODE] =
-		      ct_get_varint(d->col[CT_COL_CODE], d->col_end[CT_COL_CODE], &code)))
+	if (d->planes) {
+		if (ct_dec_planes(d, &delta, &code) < 0)
+			return -1;
+	} else if (!(d->col[CT_COL_CLOCK] = ct_get_varint(d->col[CT_COL_CLOCK],
+							     d->col_end[CT_COL_CLOCK], &delta)) ||
+		   !(d->col[CT_COL_CODE] =
+			     ct_get_varint(d->col[CT_COL_CODE], d->col_end[CT_COL_CODE], &code))) {
 		return -1;
+	}
+	d->left--;
 	d->clock += (uint64_t)ct_unzigzag(delta);
 	ev->clock = d->clock;
 	if ((code & 3) == CT_CODE_EXT) {
@@ -141,8 +204,7 @@ static inline int ct_decoder_next(struct ct_decoder *d, struct ct_event *ev)
 		ev->sp = 0;
 		return 1;
 	}
-	if ((code >> 2) >= d->hdr.nfuncs || (code & 3) > CT_CODE_EXIT ||
-	    !(d->col[CT_COL_SP] = ct_get_varint(d->col[CT_COL_SP], d->col_end[CT_COL_SP], &v)))
+	if ((code >> 2) >= d->hdr.nfuncs || (code & 3) > CT_CODE_EXIT || ct_dec_sp(d, &v) < 0)
 		return -1;
 	d->sp += (uint64_t)ct_unzigzag(v);
 	ev->sp = d->sp;

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define CT_FILE_MAGIC	"CALLTRCE"
-#define CT_FILE_VERSION 3
+#define CT_FILE_VERSION 4
 #define CT_BLOCK_MAGIC	0x4b425443u /* "CTBK" */
 
 struct ct_file_header {
@@ -113,13 +113,20 @@ struct ct_events_hdr {
 	uint64_t last_clock;
 	uint32_t nrecords; /* calls, returns and in-stream extended records */
 	uint32_t nfuncs;
-	uint32_t codec;	  /* 0 = raw body, 1 = zstd */
+	uint32_t codec;	  /* CT_CODEC_* */
 	uint32_t raw_len; /* body bytes before compression */
 	uint32_t col_len[4];
 	uint64_t lost;	   /* events the thread dropped (lossy mode) within this block */
 	uint32_t snapshot; /* flight-recorder mode: which snapshot (0: the final one) */
 	uint32_t reserved;
 };
+
+/*
+ * ct_events_hdr.codec: 0 raw varint columns, 1 the same in one zstd frame
+ * (format 3 and before); CT_CODEC_PLANES: fixed-width byte planes (format 4).
+ */
+#define CT_CODEC_ZSTD	1u
+#define CT_CODEC_PLANES 2u
 
 /* body columns, after the table of nfuncs u64 addresses */
 enum { CT_COL_CLOCK, CT_COL_CODE, CT_COL_SP, CT_COL_EXT };

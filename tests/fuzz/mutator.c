@@ -368,7 +368,7 @@ static void mutate_events(const uint8_t *p, size_t len, struct ct_buf *out)
 	if (len < sizeof(e.h))
 		goto bytes;
 	memcpy(&e.h, p, sizeof(e.h));
-	if (e.h.codec == 1) {
+	if (e.h.codec & CT_CODEC_ZSTD) {
 		if (e.h.raw_len > MAX_RAW)
 			goto bytes;
 		ct_buf_reserve(&body, e.h.raw_len + 1);
@@ -422,7 +422,8 @@ static void mutate_events(const uint8_t *p, size_t len, struct ct_buf *out)
 			e.h.col_len[i] = (uint32_t)e.col[i].len;
 			e.h.raw_len += (uint32_t)e.col[i].len;
 		}
-		e.h.codec = rnd(3) ? 1 : 0;
+		/* the layout kept (varint columns or byte planes), compressed or not */
+		e.h.codec = (e.h.codec & CT_CODEC_PLANES) | (rnd(3) ? CT_CODEC_ZSTD : 0);
 	}
 	body.len = 0;
 	ct_buf_append(&body, e.funcs.data, e.funcs.len);
@@ -431,7 +432,7 @@ static void mutate_events(const uint8_t *p, size_t len, struct ct_buf *out)
 
 	out->len = 0;
 	ct_buf_append(out, &e.h, sizeof(e.h));
-	if (e.h.codec == 1) {
+	if (e.h.codec & CT_CODEC_ZSTD) {
 		if (!cctx)
 			cctx = ZSTD_createCCtx();
 		size_t bound = ZSTD_compressBound(body.len);

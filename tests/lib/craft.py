@@ -83,7 +83,7 @@ def first(blocks, btype):
 
 def largest_events(blocks):
     """The largest zstd EVENTS block: the one whose frame decodes to the most."""
-    return max((i for i, b in enumerate(blocks) if b[0] == EVENTS and EVH.unpack_from(b[2])[9] == 1),
+    return max((i for i, b in enumerate(blocks) if b[0] == EVENTS and EVH.unpack_from(b[2])[9] & 1),
                key=lambda i: len(blocks[i][2]))
 
 
