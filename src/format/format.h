@@ -206,7 +206,7 @@ struct ct_end_rec {
  * zstd-compressed; rec_size lets later versions append fields.
  */
 struct ct_kernel_hdr {
-	uint32_t rec_size; /* bytes per record: at least sizeof(struct ct_kernel_rec) */
+	uint32_t rec_size; /* bytes per record: at least CT_KREC_MIN_SIZE */
 	uint32_t count;
 	uint64_t lost; /* kernel events the ring buffers dropped since the last block */
 };
@@ -230,9 +230,15 @@ struct ct_kernel_rec {
 	uint16_t kind;	/* enum ct_kernel_kind */
 	uint16_t cause; /* off-CPU: enum ct_kernel_cause */
 	uint32_t nr;	/* system call number (x86_64) */
-	int64_t ret;	/* system call: its return value (-errno) */
+	int64_t ret;	/* system call: its return value (-errno); off-CPU: the state it left
+			 * the CPU in (sched_switch's prev_state), -1 if not known */
 	uint64_t args[4];
+	/* appended (a reader of 72-byte records reads these as 0: not known) */
+	uint32_t cpu_out; /* 1 + the CPU a system call began on, or the thread left */
+	uint32_t cpu_in;  /* 1 + the CPU a system call ended on, or the thread came back on */
 };
+
+#define CT_KREC_MIN_SIZE 72u /* the first records had no CPUs */
 
 uint32_t ct_crc32c(uint32_t crc, const void *buf, size_t len);
 

@@ -13,7 +13,7 @@
 
 /*
  * A KERNEL payload (unpacked, NUL after it): header, count records of
- * rec_size bytes, each at least what this reader knows. A record that ends
+ * rec_size bytes, each at least the first version's 72. A record that ends
  * before it starts, or of a kind not known, is dropped, not the trace.
  */
 int ct_kernel_recs_add(struct ct_trace *t, const uint8_t *p, size_t len)
@@ -22,14 +22,14 @@ int ct_kernel_recs_add(struct ct_trace *t, const uint8_t *p, size_t len)
 	if (len < sizeof(h))
 		return -1;
 	memcpy(&h, p, sizeof(h));
-	if (h.rec_size < sizeof(struct ct_kernel_rec) || h.rec_size > CT_KREC_MAX_SIZE ||
+	if (h.rec_size < CT_KREC_MIN_SIZE || h.rec_size > CT_KREC_MAX_SIZE ||
 	    (uint64_t)h.count * h.rec_size != len - sizeof(h))
 		return -1;
 	t->klost += h.lost;
 	t->krecs = ct_realloc(t->krecs, (t->nkrecs + h.count) * sizeof(*t->krecs));
 	for (uint32_t i = 0; i < h.count; i++) {
-		struct ct_kernel_rec r;
-		memcpy(&r, p + sizeof(h) + (size_t)i * h.rec_size, sizeof(r));
+		struct ct_kernel_rec r = { 0 }; /* fields a shorter record lacks read as 0 */
+		memcpy(&r, p + sizeof(h) + (size_t)i * h.rec_size, ct_min(h.rec_size, sizeof(r)));
 		if (r.end < r.start || r.tid <= 0 ||
 		    (r.kind != CT_KREC_SYSCALL && r.kind != CT_KREC_OFFCPU))
 			continue;

@@ -182,6 +182,23 @@ static uint64_t ct_field(const uint8_t *raw, const struct ct_tp_field *f)
 	return v;
 }
 
+/*
+ * What every record we read starts with (PERF_SAMPLE_TID, TIME, CPU; for the
+ * context switches, their sample_id): u32 pid, tid; u64 time; u32 cpu, res.
+ */
+#define CT_KID_SIZE 24u
+
+static struct ct_kev *ct_new_kev_at(struct ct_kernel *k, const uint8_t *p)
+{
+	struct ct_kev *e = ct_new_kev(k);
+	memcpy(&e->pid, p, 4);
+	memcpy(&e->tid, p + 4, 4);
+	memcpy(&e->time, p + 8, 8);
+	memcpy(&e->cpu, p + 16, 4);
+	e->time = ct_perf_to_tsc(k, e->time);
+	return e;
+}
+
 /* sched_switch in the thread leaving the CPU: the state it leaves in */
 static void ct_read_state(struct ct_kernel *k, const uint8_t *p, const uint8_t *raw,
 			  uint32_t raw_size)
@@ -189,11 +206,7 @@ static void ct_read_state(struct ct_kernel *k, const uint8_t *p, const uint8_t *
 	const struct ct_tp_field *f = &k->switch_f[0];
 	if ((size_t)f->offset + (size_t)f->size > raw_size)
 		return;
-	struct ct_kev *e = ct_new_kev(k);
-	memcpy(&e->pid, p, 4);
-	memcpy(&e->tid, p + 4, 4);
-	memcpy(&e->time, p + 8, 8);
-	e->time = ct_perf_to_tsc(k, e->time);
+	struct ct_kev *e = ct_new_kev_at(k, p);
 	e->type = CT_KEV_STATE;
 	if (f->size == 8) {
 		memcpy(&e->ret, raw + f->offset, 8);
@@ -204,16 +217,16 @@ static void ct_read_state(struct ct_kernel *k, const uint8_t *p, const uint8_t *
 	}
 }
 
-/* A sample: u32 pid, tid; u64 time; u32 raw size; raw (common_type first). */
+/* A sample: the ids, u32 raw size, raw (common_type first). */
 static void ct_read_sample(struct ct_kernel *k, const uint8_t *p, size_t len)
 {
 	uint32_t raw_size;
 	uint16_t type;
-	if (len < 20)
+	if (len < CT_KID_SIZE + 4)
 		return;
-	memcpy(&raw_size, p + 16, 4);
-	const uint8_t *raw = p + 20;
-	if (raw_size > len - 20 || raw_size < 2)
+	memcpy(&raw_size, p + CT_KID_SIZE, 4);
+	const uint8_t *raw = p + CT_KID_SIZE + 4;
+	if (raw_size > len - CT_KID_SIZE - 4 || raw_size < 2)
 		return;
 	memcpy(&type, raw, 2);
 	if (type == k->switch_id) {
@@ -225,11 +238,7 @@ static void ct_read_sample(struct ct_kernel *k, const uint8_t *p, size_t len)
 	    (size_t)f[1].offset + (type == k->enter_id ? 32 : 8) > raw_size ||
 	    (size_t)f[0].offset + 8 > raw_size)
 		return;
-	struct ct_kev *e = ct_new_kev(k);
-	memcpy(&e->pid, p, 4);
-	memcpy(&e->tid, p + 4, 4);
-	memcpy(&e->time, p + 8, 8);
-	e->time = ct_perf_to_tsc(k, e->time);
+	struct ct_kev *e = ct_new_kev_at(k, p);
 	e->nr = (uint32_t)ct_field(raw, &f[0]);
 	if (type == k->enter_id) {
 		e->type = CT_KEV_ENTER;
@@ -240,16 +249,12 @@ static void ct_read_sample(struct ct_kernel *k, const uint8_t *p, size_t len)
 	}
 }
 
-/* A context switch: its sample_id is u32 pid, tid; u64 time. */
+/* A context switch: its sample_id is the ids. */
 static void ct_read_switch(struct ct_kernel *k, uint16_t misc, const uint8_t *p, size_t len)
 {
-	if (len < 16)
+	if (len < CT_KID_SIZE)
 		return;
-	struct ct_kev *e = ct_new_kev(k);
-	memcpy(&e->pid, p, 4);
-	memcpy(&e->tid, p + 4, 4);
-	memcpy(&e->time, p + 8, 8);
-	e->time = ct_perf_to_tsc(k, e->time);
+	struct ct_kev *e = ct_new_kev_at(k, p);
 	e->type = misc & PERF_RECORD_MISC_SWITCH_OUT ? CT_KEV_OUT : CT_KEV_IN;
 	e->preempt = (misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
 }
@@ -326,16 +331,21 @@ static struct ct_kthread *ct_kthread(struct ct_kernel *k, int32_t pid, int32_t t
 	return t;
 }
 
+/* A record of t from start to end; cpu_in: where it ended (a system call's exit, back on) */
 static void ct_emit(struct ct_kernel *k, const struct ct_kthread *t, uint16_t kind, uint64_t start,
-		    uint64_t end)
+		    uint64_t end, uint32_t cpu_in)
 {
 	struct ct_kernel_rec r = {
 		.start = start, .end = end, .pid = t->pid, .tid = t->tid, .kind = kind
 	};
+	r.cpu_in = cpu_in + 1;
 	if (kind == CT_KREC_OFFCPU) {
 		r.cause = t->cause;
 		r.nr = t->off_nr;
+		r.ret = t->off_state;
+		r.cpu_out = t->out_cpu + 1;
 	} else {
+		r.cpu_out = t->enter_cpu + 1;
 		r.nr = t->nr;
 		memcpy(r.args, t->args, sizeof(r.args));
 	}
@@ -370,13 +380,14 @@ static void ct_pair(struct ct_kernel *k, const struct ct_kev *e)
 		t->in_syscall = 1;
 		t->nr = e->nr;
 		t->enter = e->time;
+		t->enter_cpu = e->cpu;
 		memcpy(t->args, e->args, sizeof(t->args));
 		break;
 	case CT_KEV_EXIT:
 		/* an exit without its enter (execve's, begun before tracing) is dropped */
 		if (t->in_syscall && t->nr == e->nr) {
 			struct ct_kernel_rec *r;
-			ct_emit(k, t, CT_KREC_SYSCALL, t->enter, e->time);
+			ct_emit(k, t, CT_KREC_SYSCALL, t->enter, e->time, e->cpu);
 			r = (struct ct_kernel_rec *)(k->out.data + k->out.len - sizeof(*r));
 			r->ret = e->ret;
 		}
@@ -391,11 +402,13 @@ static void ct_pair(struct ct_kernel *k, const struct ct_kev *e)
 		t->out = e->time;
 		t->cause = ct_offcpu_cause(t, e->preempt);
 		t->off_nr = t->in_syscall ? t->nr : 0;
+		t->off_state = t->has_state ? t->state : e->preempt ? 0 : -1;
+		t->out_cpu = e->cpu;
 		t->has_state = 0;
 		break;
 	case CT_KEV_IN:
 		if (t->off)
-			ct_emit(k, t, CT_KREC_OFFCPU, t->out, e->time);
+			ct_emit(k, t, CT_KREC_OFFCPU, t->out, e->time, e->cpu);
 		t->off = 0;
 		break;
 	}

@@ -32,6 +32,7 @@ struct ct_kev {
 	uint64_t time;
 	uint64_t seq; /* read order: keeps a CPU's events in order at equal times */
 	int32_t pid, tid;
+	uint32_t cpu;
 	uint8_t type;	 /* enum ct_kev_type */
 	uint8_t preempt; /* CT_KEV_OUT: switched out runnable */
 	uint32_t nr;
@@ -45,7 +46,8 @@ struct ct_kthread {
 	uint8_t in_syscall, off;
 	uint8_t has_state; /* state: sched_switch's prev_state, before its switch out */
 	uint16_t cause;
-	int64_t state;
+	int64_t state, off_state; /* off_state: the state it left in, -1 if not known */
+	uint32_t enter_cpu, out_cpu;
 	uint32_t nr, off_nr;
 	uint64_t enter, out;
 	uint64_t args[4];

@@ -38,7 +38,7 @@ static void ct_attr(struct perf_event_attr *a, int id, int monotonic, int attach
 	a->type = PERF_TYPE_TRACEPOINT;
 	a->config = (uint64_t)id;
 	a->sample_period = 1;
-	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
 	a->disabled = 1;
 	a->inherit = 1;
 	a->enable_on_exec = 1;

@@ -66,6 +66,20 @@
  *   InternedData         event_names                   2   len     trace/interned_data/interned_data.proto
  *   EventName            iid                           1   varint  trace/track_event/track_event.proto
  *                        name                          2   len
+ *   TracePacket          ftrace_events                 1   len     (record --kernel, below)
+ *   FtraceEventBundle    cpu                           1   varint  trace/ftrace/ftrace_event_bundle.proto
+ *                        event                         2   len
+ *   FtraceEvent          timestamp                     1   varint  trace/ftrace/ftrace_event.proto
+ *                        pid                           2   varint
+ *                        sched_switch                  4   len
+ *   SchedSwitchFtraceEvent prev_comm 1, prev_pid 2, prev_prio 3, prev_state 4, next_comm 5,
+ *                        next_pid 6, next_prio 7               trace/ftrace/sched.proto
+ *
+ * With record --kernel, the off-CPU intervals are also told as the
+ * scheduler's own switches, on the CPUs they happened on (a thread out,
+ * with the state it left in, the idle task in; and back), so that Perfetto
+ * draws the threads' states (Running, Sleeping, Uninterruptible, Runnable).
+ * Only the traced threads are in them: the CPUs look idle in between.
  */
 #include <stdlib.h>
 
@@ -118,6 +132,19 @@ enum {
 	F_ID_EVENT_NAMES = 2,
 	F_EN_IID = 1,
 	F_EN_NAME = 2,
+	F_PKT_FTRACE_EVENTS = 1,
+	F_FB_CPU = 1,
+	F_FB_EVENT = 2,
+	F_FE_TIMESTAMP = 1,
+	F_FE_PID = 2,
+	F_FE_SCHED_SWITCH = 4,
+	F_SW_PREV_COMM = 1,
+	F_SW_PREV_PID = 2,
+	F_SW_PREV_PRIO = 3,
+	F_SW_PREV_STATE = 4,
+	F_SW_NEXT_COMM = 5,
+	F_SW_NEXT_PID = 6,
+	F_SW_NEXT_PRIO = 7,
 };
 
 enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3 };
@@ -584,6 +611,100 @@ static const struct ct_sink ct_pf_sink = {
 	.thread_end = ct_pf_thread_end,
 };
 
+/* ---- record --kernel: off-CPU intervals as the scheduler's switches ---------------- */
+
+struct ct_pf_switch {
+	uint64_t ts;
+	const struct ct_kernel_rec *r;
+	uint32_t cpu;
+	int in; /* the thread comes back (else it leaves) */
+};
+
+static int ct_pf_switch_cmp(const void *a, const void *b)
+{
+	const struct ct_pf_switch *x = a, *y = b;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->in - y->in; /* one leaves before another comes */
+}
+
+/* The thread's name for the switches ("comm"): its process's, as the kernel has it. */
+static const char *ct_pf_comm(struct ct_pf *f, int32_t tid)
+{
+	for (size_t i = 0; i < f->x->t->nthreads; i++)
+		if (f->x->t->threads[i].tid == tid) {
+			const char *name = ct_export_process_name(f->x->t,
+								  f->x->t->threads[i].instance);
+			return name ? name : "?";
+		}
+	return "?";
+}
+
+static void ct_pf_switch_event(struct ct_pf *f, const struct ct_pf_switch *s)
+{
+	const struct ct_kernel_rec *r = s->r;
+	const char *comm = ct_pf_comm(f, r->tid);
+	/* prev_state as the kernel's report bits; not known: asleep (S) */
+	int64_t state = r->ret >= 0 ? r->ret : 1;
+	pb_open(&f->m, F_FB_EVENT);
+	pb_put_varint(&f->m, F_FE_TIMESTAMP, s->ts);
+	pb_put_varint(&f->m, F_FE_PID, s->in ? 0 : (uint64_t)(uint32_t)r->tid);
+	pb_open(&f->m, F_FE_SCHED_SWITCH);
+	pb_put_str(&f->m, F_SW_PREV_COMM, s->in ? "swapper" : comm);
+	pb_put_varint(&f->m, F_SW_PREV_PID, s->in ? 0 : (uint64_t)(uint32_t)r->tid);
+	pb_put_varint(&f->m, F_SW_PREV_PRIO, 120);
+	pb_put_varint(&f->m, F_SW_PREV_STATE, s->in ? 0 : (uint64_t)state);
+	pb_put_str(&f->m, F_SW_NEXT_COMM, s->in ? comm : "swapper");
+	pb_put_varint(&f->m, F_SW_NEXT_PID, s->in ? (uint64_t)(uint32_t)r->tid : 0);
+	pb_put_varint(&f->m, F_SW_NEXT_PRIO, 120);
+	pb_close(&f->m);
+	pb_close(&f->m);
+}
+
+/* Is the record's thread one the walk selects (--tid, --pid)? */
+static int ct_pf_selected(const struct ct_filter *flt, const struct ct_kernel_rec *r)
+{
+	int ok = !flt->tids || !flt->tids[0];
+	for (const int32_t *p = flt->tids; p && *p && !ok; p++)
+		ok = *p == r->tid;
+	int pok = !flt->pids || !flt->pids[0];
+	for (const int32_t *p = flt->pids; p && *p && !pok; p++)
+		pok = *p == r->pid;
+	return ok && pok;
+}
+
+/* Every off-CPU interval whose CPUs are known: out and back, by CPU and time, 512 a packet. */
+static void ct_pf_sched(struct ct_pf *f)
+{
+	const struct ct_trace *t = f->x->t;
+	const struct ct_filter *flt = ct_walk_filter(f->x->w);
+	if (!t->nkrecs || flt->no_kernel)
+		return;
+	struct ct_pf_switch *sw = ct_malloc(2 * t->nkrecs * sizeof(*sw));
+	size_t n = 0;
+	for (size_t i = 0; i < t->nkrecs; i++) {
+		const struct ct_kernel_rec *r = &t->krecs[i];
+		if (r->kind != CT_KREC_OFFCPU || !r->cpu_out || !r->cpu_in ||
+		    !ct_pf_selected(flt, r))
+			continue;
+		sw[n++] = (struct ct_pf_switch){ ct_xns(t, r->start), r, r->cpu_out - 1, 0 };
+		sw[n++] = (struct ct_pf_switch){ ct_xns(t, r->end), r, r->cpu_in - 1, 1 };
+	}
+	qsort(sw, n, sizeof(*sw), ct_pf_switch_cmp);
+	for (size_t i = 0; i < n;) {
+		uint32_t cpu = sw[i].cpu;
+		pb_open(&f->m, F_PKT_FTRACE_EVENTS);
+		pb_put_varint(&f->m, F_FB_CPU, cpu);
+		for (size_t k = 0; i < n && sw[i].cpu == cpu && k < 512; i++, k++)
+			ct_pf_switch_event(f, &sw[i]);
+		pb_close(&f->m);
+		ct_pf_emit(f);
+	}
+	free(sw);
+}
+
 int ct_export_perfetto(struct ct_export *x)
 {
 	struct ct_pf f = { .x = x };
@@ -592,6 +713,8 @@ int ct_export_perfetto(struct ct_export *x)
 	ct_map_init(&f.procs, 16);
 	ct_map_init(&f.threads, 16);
 	rc = ct_walk_run_kernel(x->w, &ct_pf_sink, &f, ct_pf_kernel);
+	if (rc >= 0)
+		ct_pf_sched(&f);
 	ct_map_free(&f.procs);
 	ct_map_free(&f.threads);
 	ct_buf_free(&f.m.b);

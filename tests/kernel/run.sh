@@ -28,7 +28,8 @@
 #               short ones, report --no-kernel has no kernel columns' worth
 #   report/*    oncpu/offcpu per function (text and --json), --sort offcpu,
 #               --syscalls rows
-#   export/*    Perfetto: well formed, read [syscall] and off-CPU slices; Chrome:
+#   export/*    Perfetto: well formed, read [syscall] and off-CPU slices, the
+#               sleeps as sched_switch events (thread states); Chrome:
 #               pipe_reader's 4 reads nested in its event
 #   flame/weights  flame --weight: on-CPU + off-CPU = wall, off-CPU >= 180 ms
 #   unprivileged  as nobody (perf_event_paranoid 2): one line says what is
@@ -259,6 +260,18 @@ d = check.decode_perfetto(sys.argv[2])  # well formed: slices nest, time never g
 n = sum(v for (_, name), v in d['calls'].items() if name == 'read [syscall]')
 o = sum(v for (_, name), v in d['calls'].items() if name == '[off-cpu: blocked in read]')
 assert n >= 4 and o >= 1, (n, o)
+# the off-CPU intervals as sched_switch events, for the threads' states
+outs = ins = 0
+for f, w, v in check.fields(open(sys.argv[2], 'rb').read()):
+    p = check.msg(v)
+    if 1 in p:  # ftrace_events
+        for ev in check.msg(check.one(p, 1)).get(2, []):
+            sw = check.msg(check.one(check.msg(ev), 4))
+            if check.one(sw, 6, 0) == 0 and check.one(sw, 4, 0) == 1:
+                outs += 1  # a thread goes to sleep (S), the idle task comes in
+            elif check.one(sw, 2, 0) == 0:
+                ins += 1
+assert outs >= 3 and ins >= 3, (outs, ins)
 EOF
 	ok export/perfetto
 else
