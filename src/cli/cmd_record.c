@@ -28,7 +28,9 @@ static const char ct_record_help[] =
 	"      --disabled         start with tracing off, for PROG to turn it on with\n"
 	"                         calltrace_enable_all() (include/calltrace.h)\n"
 	"      --kernel           also record each thread's system calls and the times it\n"
-	"                         was off the CPU, and why (root or CAP_PERFMON)\n" CT_TRACE_HELP
+	"                         was off the CPU, and why (root or CAP_PERFMON)\n"
+	"  -j, --jobs=N           threads that encode the chunks threads fill (default: the\n"
+	"                         CPUs beyond one for the program, at least 1)\n" CT_TRACE_HELP
 	"  -h, --help             this help\n";
 
 static const struct option ct_record_longopts[] = {
@@ -40,6 +42,7 @@ static const struct option ct_record_longopts[] = {
 	{ "no-follow", no_argument, NULL, 1103 },
 	{ "disabled", no_argument, NULL, 1104 },
 	{ "kernel", no_argument, NULL, 1105 },
+	{ "jobs", required_argument, NULL, 'j' },
 	CT_TRACE_LONGOPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -67,7 +70,7 @@ int ct_cmd_record(int argc, char **argv)
 	int buffer_given = 0, ring_set_buffer = 0;
 	int c;
 
-	while ((c = ct_getopt("record", argc, argv, "+o:b:h" CT_TRACE_SHORTOPTS,
+	while ((c = ct_getopt("record", argc, argv, "+o:b:j:h" CT_TRACE_SHORTOPTS,
 				ct_record_longopts)) != -1) {
 		int r = ct_trace_opt("record", c, optarg);
 		if (r <= 0) {
@@ -106,6 +109,17 @@ int ct_cmd_record(int argc, char **argv)
 		case 1105:
 			o.kernel = 1;
 			break;
+		case 'j': {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (*optarg < '1' || *optarg > '9' || *end || n > 256) {
+				ct_error("record: --jobs takes a number from 1 to 256, not '%s'",
+					 optarg);
+				return CT_EXIT_USAGE;
+			}
+			o.jobs = (uint32_t)n;
+			break;
+		}
 		case 'h':
 			fputs(ct_record_help, stdout);
 			return 0;

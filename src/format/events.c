@@ -148,8 +148,8 @@ void ct_encoder_finish(struct ct_encoder *e)
 	size_t bound = ZSTD_compressBound(e->body.len);
 	e->out.len = 0;
 	ct_buf_reserve(&e->out, sizeof(*h) + bound);
-	size_t n = ZSTD_compress2(e->cctx, e->out.data + sizeof(*h), bound, e->body.data,
-				  e->body.len);
+	size_t n =
+		ZSTD_compress2(e->cctx, e->out.data + sizeof(*h), bound, e->body.data, e->body.len);
 	if (ZSTD_isError(n) || n >= e->body.len) {
 		h->codec = CT_CODEC_PLANES;
 		memcpy(e->out.data + sizeof(*h), e->body.data, e->body.len);
@@ -215,4 +215,3 @@ int ct_decoder_begin(struct ct_decoder *d, const uint8_t *payload, uint32_t len)
 	d->sp = 0;
 	return 0;
 }
-

@@ -77,9 +77,15 @@ void ct_encoder_finish(struct ct_encoder *e);
 /* The function's index in the block's table, a new one if it is not there yet. */
 uint32_t ct_encoder_func_slow(struct ct_encoder *e, uint64_t addr);
 
+/* The cache slot of a function (entries are 16-byte aligned, mostly). */
+static inline struct ct_enc_slot *ct_enc_slot_of(struct ct_enc_slot *cache, uint64_t addr)
+{
+	return &cache[(addr ^ addr >> 11) >> 4 & ((1u << CT_ENC_CACHE_BITS) - 1)];
+}
+
 static inline uint32_t ct_encoder_func(struct ct_encoder *e, uint64_t addr)
 {
-	struct ct_enc_slot *s = &e->cache[(addr ^ addr >> 11) >> 4 & ((1u << CT_ENC_CACHE_BITS) - 1)];
+	struct ct_enc_slot *s = ct_enc_slot_of(e->cache, addr);
 	if (__builtin_expect(s->addr == addr, 1))
 		return (uint32_t)(s->code >> 2);
 	uint32_t idx = ct_encoder_func_slow(e, addr);
@@ -182,7 +188,7 @@ static inline int ct_decoder_next(struct ct_decoder *d, struct ct_event *ev)
 		if (ct_dec_planes(d, &delta, &code) < 0)
 			return -1;
 	} else if (!(d->col[CT_COL_CLOCK] = ct_get_varint(d->col[CT_COL_CLOCK],
-							     d->col_end[CT_COL_CLOCK], &delta)) ||
+							  d->col_end[CT_COL_CLOCK], &delta)) ||
 		   !(d->col[CT_COL_CODE] =
 			     ct_get_varint(d->col[CT_COL_CODE], d->col_end[CT_COL_CODE], &code))) {
 		return -1;
@@ -216,6 +222,5 @@ static inline int ct_decoder_next(struct ct_decoder *d, struct ct_event *ev)
 	ev->ext_type = 0;
 	return 1;
 }
-
 
 #endif

@@ -16,12 +16,15 @@
 #include "record.h"
 #include "untraced.h"
 
-void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_writer *w, int level)
+void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_writer *w, int level,
+		       uint32_t jobs)
 {
 	memset(c, 0, sizeof(*c));
 	c->pool = pool;
 	c->w = w;
 	ct_encoder_init(&c->enc, pool->geo.chunk_size / 16, level);
+	/* one job: encoded on this thread, as chunks come */
+	ct_workers_init(&c->workers, jobs > 1 ? jobs : 0, pool->geo.chunk_size / 16, level);
 	ct_map_init(&c->seen, 1024);
 	ct_map_init(&c->called, 64);
 	ct_map_init(&c->next_seq, 64);
@@ -34,6 +37,8 @@ void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_w
 void ct_collector_free(struct ct_collector *c)
 {
 	ct_encoder_free(&c->enc);
+	ct_workers_free(&c->workers);
+	ct_chunk_job_free(&c->job);
 	ct_map_free(&c->seen);
 	ct_map_free(&c->called);
 	ct_map_free(&c->next_seq);
@@ -234,38 +239,39 @@ static void ct_on_protos(struct ct_collector *c, const struct ct_desc_view *d, c
 	free(b);
 }
 
-static void ct_on_ext(struct ct_collector *c, const struct ct_desc_view *d, uint64_t clock,
-		      uint32_t type, const uint8_t *p, uint32_t len)
+/* What the collector does about an extended record (encode.c put it in the stream if it goes there). */
+static void ct_on_side(struct ct_collector *c, const struct ct_desc_view *d,
+		       const struct ct_side *x)
 {
-	switch (type) {
+	const uint8_t *p = x->p;
+	uint32_t len = x->len;
+
+	switch (x->type) {
 	case CT_EXT_PROCESS:
 		ct_on_process(c, d, p, len);
 		ct_untraced_process(p, len);
 		break;
-	case CT_EXT_EXEC_NOTE: /* for the recorder only (untraced.c) */
-		ct_untraced_exec_note(d->instance, d->pid, clock, p, len);
+	case CT_EXT_EXEC_NOTE:
+		ct_untraced_exec_note(d->instance, d->pid, x->clock, p, len);
 		break;
 	case CT_EXT_EXEC_FAILED:
 		ct_untraced_exec_failed(d->instance);
-		ct_encoder_ext(&c->enc, clock, type, p, len);
 		break;
 	case CT_EXT_UNTRACED:
-		ct_untraced_stopped(c->w, d->instance, d->pid, clock, p, len);
-		ct_encoder_ext(&c->enc, clock, type, p, len);
+		ct_untraced_stopped(c->w, d->instance, d->pid, x->clock, p, len);
 		break;
 	case CT_EXT_MODULE:
 		ct_on_module(c, d, p, len);
 		break;
 	case CT_EXT_CRASH:
-		ct_on_crash(c, d, clock, p, len);
+		ct_on_crash(c, d, x->clock, p, len);
 		c->crashes++;
-		ct_encoder_ext(&c->enc, clock, type, p, len);
 		break;
 	case CT_EXT_THREAD_NAME:
-		ct_on_thread_name(c, d, clock, p, len);
+		ct_on_thread_name(c, d, x->clock, p, len);
 		break;
 	case CT_EXT_UNLOAD:
-		ct_on_unload(c, d, clock, p, len);
+		ct_on_unload(c, d, x->clock, p, len);
 		break;
 	case CT_EXT_PROTOS:
 		ct_on_protos(c, d, p, len);
@@ -274,124 +280,93 @@ static void ct_on_ext(struct ct_collector *c, const struct ct_desc_view *d, uint
 		uint64_t n = 0;
 		memcpy(&n, p, len < 8 ? len : 8);
 		c->lost += n;
-		ct_encoder_ext(&c->enc, clock, type, &n, sizeof(n));
 		break;
 	}
-	default:
-		ct_encoder_ext(&c->enc, clock, type, p, len);
-		break;
 	}
 }
+
+static void ct_recycle(struct ct_collector *c, uint32_t idx, uint64_t dirty);
 
 /*
- * The full clock of a record from its low 48 bits and the chunk's base
- * clock. A record can be a little older than its chunk (the hook reads the
- * clock before it reserves its slot), so the difference is signed.
+ * An encoded chunk's outcome, in the order the chunks were handed out: what
+ * the collector does about its extended records (blocks of their own before
+ * the EVENTS block, as they came first), the block, the counts, then the chunk
+ * goes back or, live, is remembered as read so far.
  */
-static uint64_t ct_full_clock(uint64_t base, uint64_t w0)
+static void ct_commit(struct ct_collector *c, struct ct_chunk_job *j)
 {
-	int64_t delta = (int64_t)((ct_ev_clock48(w0) - base) << 16) >> 16;
-	return base + (uint64_t)delta;
-}
+	const struct ct_desc_view *d = &j->d;
 
-static int ct_valid(uint64_t w0, uint64_t w1)
-{
-	return w0 && ct_ev_kind(w1);
-}
-
-/*
- * At an empty slot: how many slots to skip, or 0 to stop. In a published
- * chunk every slot was reserved, and an empty one belongs to a hook a signal
- * handler jumped out of. In a salvaged chunk, empty slots end what the thread
- * wrote, unless a plausible record follows a few abandoned ones.
- */
-static uint64_t ct_skip_empty(const uint64_t *w, uint64_t i, uint64_t nwords, uint64_t last,
-			      uint64_t base, uint32_t flags)
-{
-	if (flags & CT_EVENTS_LIVE)
-		return 0; /* its thread may fill it yet */
-	if (!(flags & (CT_EVENTS_SALVAGED | CT_EVENTS_SNAPSHOT)))
-		return 2;
-	for (uint64_t k = 2; k <= 8 && i + k + 2 <= nwords; k += 2) {
-		if (!ct_valid(w[i + k], w[i + k + 1]))
-			continue;
-		uint64_t clock = ct_full_clock(base, w[i + k]);
-		uint64_t gap = clock > last ? clock - last : last - clock;
-		return gap < (UINT64_C(1) << 36) ? k : 0;
-	}
-	return 0;
-}
-
-/* Encode one chunk; returns the number of bytes it used. */
-static uint64_t ct_encode_chunk(struct ct_collector *c, const struct ct_desc_view *d,
-				const uint64_t *w, uint64_t nwords, uint32_t flags)
-{
-	struct ct_encoder *e = &c->enc;
-	uint64_t base = d->base_clock, last = base;
-	uint64_t i = 0, calls = 0;
-
-	ct_encoder_begin(e, d->instance, d->pid, d->tid, d->thread_seq, flags,
-			 (uint32_t)(nwords / 2));
-	e->hdr.snapshot = c->generation;
-	while (i + 2 <= nwords) {
-		uint64_t w0 = w[i], w1 = w[i + 1];
-		unsigned kind = ct_ev_kind(w1);
-		if (!ct_valid(w0, w1)) {
-			uint64_t skip = ct_skip_empty(w, i, nwords, last, base, flags);
-			if (!skip)
-				break;
-			c->abandoned += skip / 2;
-			i += skip;
-			continue;
-		}
-		uint64_t clock = last = ct_full_clock(base, w0);
-		if (kind == CT_EV_EXT && ct_ev_ext_words(w1) == 0 &&
-		    ct_ext_is_mark(ct_ev_ext_type(w1))) {
-			/* payload: the stack pointer (16-byte units), then the argument if any */
-			uint64_t pl[2] = { ct_ev_sp(w0, w1), ct_ev_mark_arg(w1) };
-			ct_encoder_ext(e, clock, ct_ev_ext_type(w1), pl, pl[1] ? 16 : 8);
-			i += 2;
-			continue;
-		}
-		if (kind == CT_EV_EXT) {
-			uint32_t n = ct_ev_ext_words(w1);
-			if (i + 2 + n > nwords)
-				break;
-			ct_on_ext(c, d, clock, ct_ev_ext_type(w1), (const uint8_t *)(w + i + 2),
-				  n * 8);
-			i += 2 + n;
-			continue;
-		}
-		ct_encoder_event(e, clock, kind, ct_ev_addr(w1), ct_ev_sp(w0, w1));
-		calls++;
-		i += 2;
-	}
-	if (e->hdr.nrecords) {
-		ct_encoder_finish(e);
-		ct_writer_block(c->w, CT_BLOCK_EVENTS, 0, e->out.data, (uint32_t)e->out.len, NULL,
+	for (uint32_t k = 0; k < j->nside; k++)
+		ct_on_side(c, d, &j->side[k]);
+	c->abandoned += j->abandoned;
+	if (j->hdr.nrecords) {
+		int added;
+		ct_writer_block(c->w, CT_BLOCK_EVENTS, 0, j->out.data, (uint32_t)j->out.len, NULL,
 				0);
 		c->blocks++;
-		if (e->hdr.nfuncs) {
-			int added;
+		if (j->hdr.nfuncs)
 			ct_map_put(&c->called, d->instance, &added);
-		}
-		for (uint32_t f = 0; f < e->hdr.nfuncs; f++) {
+		for (uint32_t f = 0; f < j->hdr.nfuncs; f++) {
 			uint64_t addr;
-			int added;
-			memcpy(&addr, e->funcs.data + f * 8, 8);
+			memcpy(&addr, j->funcs.data + f * 8, 8);
 			ct_map_put(&c->seen, (uint64_t)d->instance << 47 | addr, &added);
 		}
-	}
-	if (e->hdr.nrecords) {
-		int added;
 		*ct_map_put(&c->last_clock,
 			    (uint64_t)d->instance << 32 | (uint32_t)d->tid | UINT64_C(1) << 63, &added) =
-			e->hdr.last_clock;
+			j->hdr.last_clock;
 	}
-	c->events += calls;
-	if (flags & CT_EVENTS_SALVAGED)
-		c->salvaged += calls;
-	return i * 8;
+	c->events += j->calls;
+	if (j->flags & CT_EVENTS_SALVAGED)
+		c->salvaged += j->calls;
+	if (j->kind == CT_JOB_LIVE) {
+		c->read_off[d->idx] += (uint32_t)j->used;
+	} else if (j->kind == CT_JOB_TAKE) {
+		uint64_t limit = j->salvage ? c->pool->geo.chunk_size : d->used / 8 * 8;
+		c->read_off[d->idx] = 0;
+		c->early[d->idx] = 0;
+		/* a salvaged chunk may hold a torn record past what we read */
+		ct_recycle(c, d->idx,
+			   j->salvage ? CT_ZERO_ALL : ct_max(j->read_before + j->used, limit));
+	}
+}
+
+/* Encode one chunk here and now (live, snapshots); returns the number of bytes it used. */
+static uint64_t ct_encode_now(struct ct_collector *c, const struct ct_desc_view *d,
+			      const uint64_t *w, uint64_t nwords, uint32_t flags,
+			      enum ct_job_kind kind)
+{
+	struct ct_chunk_job *j = &c->job;
+
+	j->d = *d;
+	j->w = w;
+	j->nwords = nwords;
+	j->flags = flags;
+	j->generation = c->generation;
+	j->kind = kind;
+	j->salvage = 0;
+	j->read_before = 0;
+	ct_chunk_encode(&c->enc, j);
+	ct_commit(c, j);
+	return j->used;
+}
+
+/* Take back the oldest chunk handed to the workers. */
+static int ct_commit_oldest(struct ct_collector *c)
+{
+	struct ct_chunk_job *j = ct_workers_oldest(&c->workers);
+	if (!j)
+		return 0;
+	ct_commit(c, j);
+	ct_workers_retire(&c->workers);
+	return 1;
+}
+
+/* Every chunk handed out, encoded and written. */
+static void ct_commit_all(struct ct_collector *c)
+{
+	while (ct_commit_oldest(c))
+		;
 }
 
 /* The clock of a thread's last record we wrote, to date what it lost after it. */
@@ -436,15 +411,21 @@ static void ct_collect_chunk(struct ct_collector *c, const struct ct_desc_view *
 	uint64_t used = salvage ? size : d->used / 8 * 8;
 	uint32_t flags = (salvage ? c->ring ? CT_EVENTS_SNAPSHOT : CT_EVENTS_SALVAGED : 0) |
 			 (d->flags & CT_CHUNK_LAST ? CT_EVENTS_LAST : 0);
-	uint64_t off = c->read_off[idx], read = off; /* live: what was read already */
+	uint64_t off = c->read_off[idx]; /* live: what was read already */
+	struct ct_chunk_job *j;
 
 	ct_note_instance(c, d->instance, d->pid);
-	if (used > off)
-		read += ct_encode_chunk(c, d, w + off / 8, (used - off) / 8, flags);
-	c->read_off[idx] = 0;
-	c->early[idx] = 0;
-	/* a salvaged chunk may hold a torn record past what we read */
-	ct_recycle(c, idx, salvage ? CT_ZERO_ALL : ct_max(read, used));
+	while (!(j = ct_workers_slot(&c->workers)))
+		ct_commit_oldest(c);
+	j->d = *d;
+	j->w = w + off / 8;
+	j->nwords = used > off ? (used - off) / 8 : 0;
+	j->flags = flags;
+	j->generation = c->generation;
+	j->kind = CT_JOB_TAKE;
+	j->salvage = salvage;
+	j->read_before = off;
+	ct_workers_submit(&c->workers);
 }
 
 /*
@@ -476,8 +457,7 @@ size_t ct_collect_partial(struct ct_collector *c)
 		if (off >= size || !w[off / 8])
 			continue;
 		ct_note_instance(c, d.instance, d.pid);
-		c->read_off[i] += (uint32_t)ct_encode_chunk(c, &d, w + off / 8, (size - off) / 8,
-							    CT_EVENTS_LIVE);
+		ct_encode_now(c, &d, w + off / 8, (size - off) / 8, CT_EVENTS_LIVE, CT_JOB_LIVE);
 		done++;
 	}
 	return done;
@@ -628,6 +608,7 @@ size_t ct_collect(struct ct_collector *c, enum ct_take take)
 		else
 			left++;
 	}
+	ct_commit_all(c);
 	c->full_left = left;
 	if (take != CT_TAKE_FULL)
 		ct_tell_untold(c, take == CT_TAKE_ALL);
@@ -693,7 +674,8 @@ size_t ct_snapshot(struct ct_collector *c)
 		if (!ct_desc_ok(c, &copy))
 			continue; /* damaged by the program: refused when it is taken */
 		ct_note_instance(c, copy.instance, copy.pid);
-		ct_encode_chunk(c, &copy, buf, p->geo.chunk_size / 8, CT_EVENTS_SNAPSHOT);
+		ct_encode_now(c, &copy, buf, p->geo.chunk_size / 8, CT_EVENTS_SNAPSHOT,
+			      CT_JOB_SNAPSHOT);
 		done++;
 	}
 	free(buf);

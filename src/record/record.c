@@ -701,7 +701,8 @@ static void ct_session_run(struct ct_session *s, const struct ct_clock_sample *s
 	if (ct_writer_start(&s->w) < 0)
 		ct_error("cannot write %s: %s; the program runs untraced", o->output,
 			 strerror(s->w.error));
-	ct_collector_init(&s->col, &s->pool, &s->w, o->level);
+	ct_collector_init(&s->col, &s->pool, &s->w, o->level,
+			  o->jobs ? o->jobs : ct_workers_default());
 	s->col.ring = o->ring_size != 0;
 	s->col.generation = s->col.ring; /* snapshots count from 1 */
 	ct_write_meta(&s->w, o, s->clock);

@@ -9,6 +9,8 @@
 #include "../common/pool.h"
 #include "../format/events.h"
 #include "../format/writer.h"
+#include "encode.h"
+#include "workers.h"
 #include "../util/util.h"
 
 struct ct_record_opts {
@@ -26,6 +28,7 @@ struct ct_record_opts {
 	void *tick_arg;
 	int keep_quiet; /* live: no "ended; still recording" note */
 	int level;	    /* zstd level of event blocks */
+	uint32_t jobs;	    /* threads encoding chunks (0: ct_workers_default) */
 	pid_t serve_pid;    /* standalone: the process whose runtime started us */
 	int ptrace;	    /* --method=ptrace: a tracer process instead of the runtime */
 	int attach_fallback; /* attach: through breakpoints if the runtime cannot be loaded */
@@ -107,20 +110,12 @@ struct ct_rec_instance {
 	int32_t pid;
 };
 
-/*
- * A chunk descriptor as the recorder read it, once, from shared memory: what
- * it checks and then goes by, whatever the program writes there meanwhile.
- */
-struct ct_desc_view {
-	uint32_t idx, state, instance, flags, used;
-	int32_t pid, tid;
-	uint64_t thread_seq, base_clock;
-};
-
 struct ct_collector {
 	struct ct_pool *pool;
 	struct ct_writer *w;
-	struct ct_encoder enc;
+	struct ct_encoder enc;	 /* live, snapshots and lost-event blocks: here */
+	struct ct_chunk_job job; /* ... and their chunk */
+	struct ct_workers workers; /* chunks taken from threads (record --jobs) */
 	uint64_t events, lost, salvaged, abandoned, blocks, crashes;
 	uint64_t refused;	/* chunks whose descriptor the program damaged: not read */
 	struct ct_map seen; /* instance << 47 | address of every function seen */
@@ -146,7 +141,7 @@ enum ct_take {
 };
 
 void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_writer *w,
-		       int level);
+		       int level, uint32_t jobs);
 void ct_collector_free(struct ct_collector *c);
 /* Encode chunks into blocks, each thread's in its order; returns how many. */
 size_t ct_collect(struct ct_collector *c, enum ct_take take);

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A chunk's records into an EVENTS block. The loop's common case, a call or a
+ * return, takes no branch but the loop's and two tests that hold: the clock's
+ * high bits come from the chunk's base clock, the function's index from the
+ * encoder's direct-mapped cache, the fields go to fixed places in byte planes
+ * (docs/FORMAT.md). Everything else (empty slots, extended records) leaves
+ * that path.
+ */
+#include <stdlib.h>
+
+#include "encode.h"
+
+void ct_chunk_job_free(struct ct_chunk_job *j)
+{
+	ct_buf_free(&j->out);
+	ct_buf_free(&j->funcs);
+	free(j->side);
+	memset(j, 0, sizeof(*j));
+}
+
+/*
+ * The full clock of a record from its low 48 bits and the chunk's base
+ * clock. A record can be a little older than its chunk (the hook reads the
+ * clock before it reserves its slot), so the difference is signed.
+ */
+static inline uint64_t ct_full_clock(uint64_t base, uint64_t w0)
+{
+	int64_t delta = (int64_t)((ct_ev_clock48(w0) - base) << 16) >> 16;
+	return base + (uint64_t)delta;
+}
+
+static int ct_valid(uint64_t w0, uint64_t w1)
+{
+	return w0 && ct_ev_kind(w1);
+}
+
+/*
+ * At an empty slot: how many slots to skip, or 0 to stop. In a published
+ * chunk every slot was reserved, and an empty one belongs to a hook a signal
+ * handler jumped out of. In a salvaged chunk, empty slots end what the thread
+ * wrote, unless a plausible record follows a few abandoned ones.
+ */
+static uint64_t ct_skip_empty(const uint64_t *w, uint64_t i, uint64_t nwords, uint64_t last,
+			      uint64_t base, uint32_t flags)
+{
+	if (flags & CT_EVENTS_LIVE)
+		return 0; /* its thread may fill it yet */
+	if (!(flags & (CT_EVENTS_SALVAGED | CT_EVENTS_SNAPSHOT)))
+		return 2;
+	for (uint64_t k = 2; k <= 8 && i + k + 2 <= nwords; k += 2) {
+		if (!ct_valid(w[i + k], w[i + k + 1]))
+			continue;
+		uint64_t clock = ct_full_clock(base, w[i + k]);
+		uint64_t gap = clock > last ? clock - last : last - clock;
+		return gap < (UINT64_C(1) << 36) ? k : 0;
+	}
+	return 0;
+}
+
+/*
+ * Calls and returns from w[i] on, while they last: returns where the first
+ * other record (or the end) is. Each is five bytes stored at fixed places
+ * (the clock delta's and the code's low and high bytes, the stack delta's
+ * byte), with one test for the rare value that does not fit. The record
+ * count, the previous clock and stack pointer live in registers for the run
+ * (a byte stored through a pointer may alias anything in memory, so the
+ * compiler would otherwise reload them after every store); they go back to
+ * the encoder at the end.
+ */
+static uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t i, uint64_t nwords,
+			      uint64_t base, uint64_t *last)
+{
+	ct_encoder_grow(e, (uint32_t)((nwords - i) / 2));
+
+	uint8_t *clk = e->col[CT_COL_CLOCK].data, *code = e->col[CT_COL_CODE].data;
+	uint8_t *ps = e->col[CT_COL_SP].data + e->col[CT_COL_SP].len;
+	uint32_t cap = e->plane_cap, r = e->hdr.nrecords;
+	uint64_t lc = e->last_clock, ls = e->last_sp;
+	struct ct_enc_slot *cache = e->cache;
+
+	if (!r && i + 2 <= nwords && w[i])
+		e->hdr.first_clock = lc = ct_full_clock(base, w[i]);
+	for (; i + 2 <= nwords; i += 2) {
+		uint64_t w0 = w[i], w1 = w[i + 1];
+		unsigned kind = ct_ev_kind(w1);
+		if (__builtin_expect(!w0 || kind - 1 > 1, 0))
+			break; /* not a call or a return (CT_EV_ENTER 1, CT_EV_EXIT 2) */
+		uint64_t clock = ct_full_clock(base, w0), addr = ct_ev_addr(w1);
+		uint64_t sp = ct_ev_sp(w0, w1);
+		struct ct_enc_slot *slot = ct_enc_slot_of(cache, addr);
+		if (__builtin_expect(slot->addr != addr, 0)) {
+			slot->code = (uint64_t)ct_encoder_func_slow(e, addr) << 2;
+			slot->addr = addr;
+		}
+		uint64_t zc = ct_zigzag((int64_t)(clock - lc)),
+			 k = slot->code | (kind == CT_EV_EXIT);
+		uint64_t zs = ct_zigzag((int64_t)(sp - ls));
+		if (__builtin_expect((zc >= 0xffff) | (k >= 0xffff) | (zs >= 0xff), 0)) {
+			zc = ct_encoder_escape(e, zc, 0xffff);
+			k = ct_encoder_escape(e, k, 0xffff);
+			zs = ct_encoder_escape(e, zs, 0xff);
+		}
+		ct_enc_planes(clk, code, cap, r++, zc, k);
+		*ps++ = (uint8_t)zs;
+		lc = clock;
+		ls = sp;
+	}
+	e->col[CT_COL_SP].len = (size_t)(ps - e->col[CT_COL_SP].data);
+	if (r != e->hdr.nrecords)
+		*last = lc;
+	e->hdr.nrecords = r;
+	e->last_clock = lc;
+	e->last_sp = ls;
+	return i;
+}
+
+static void ct_add_side(struct ct_chunk_job *j, uint32_t type, uint64_t clock, const uint8_t *p,
+			uint32_t len)
+{
+	if (j->nside == j->side_cap) {
+		j->side_cap = j->side_cap ? j->side_cap * 2 : 8;
+		j->side = ct_realloc(j->side, j->side_cap * sizeof(*j->side));
+	}
+	j->side[j->nside++] = (struct ct_side){ type, len, clock, p };
+}
+
+/*
+ * An extended record with a payload: into the stream, or for the collector
+ * (ct_on_side in collect.c), or both.
+ */
+static void ct_encode_ext(struct ct_encoder *e, struct ct_chunk_job *j, uint64_t clock,
+			  uint32_t type, const uint8_t *p, uint32_t len)
+{
+	switch (type) {
+	case CT_EXT_PROCESS:
+	case CT_EXT_EXEC_NOTE: /* for the recorder only (untraced.c) */
+	case CT_EXT_MODULE:
+	case CT_EXT_THREAD_NAME:
+	case CT_EXT_UNLOAD:
+	case CT_EXT_PROTOS:
+		ct_add_side(j, type, clock, p, len);
+		break;
+	case CT_EXT_EXEC_FAILED:
+	case CT_EXT_UNTRACED:
+	case CT_EXT_CRASH:
+		ct_add_side(j, type, clock, p, len);
+		ct_encoder_ext(e, clock, type, p, len);
+		break;
+	case CT_EXT_LOST: {
+		uint64_t n = 0;
+		memcpy(&n, p, len < 8 ? len : 8);
+		ct_add_side(j, type, clock, p, len);
+		ct_encoder_ext(e, clock, type, &n, sizeof(n));
+		break;
+	}
+	default:
+		ct_encoder_ext(e, clock, type, p, len);
+		break;
+	}
+}
+
+/* Swap the encoder's block into the job: the buffers trade places, nothing is copied. */
+static void ct_take_block(struct ct_encoder *e, struct ct_chunk_job *j)
+{
+	struct ct_buf t = j->out;
+	j->out = e->out;
+	e->out = t;
+	t = j->funcs;
+	j->funcs = e->funcs;
+	e->funcs = t;
+	j->hdr = e->hdr;
+}
+
+void ct_chunk_encode(struct ct_encoder *e, struct ct_chunk_job *j)
+{
+	const uint64_t *w = j->w;
+	const uint64_t nwords = j->nwords, base = j->d.base_clock;
+	uint64_t i = 0, calls = 0, last = base;
+
+	j->nside = 0;
+	j->abandoned = 0;
+	ct_encoder_begin(e, j->d.instance, j->d.pid, j->d.tid, j->d.thread_seq, j->flags,
+			 (uint32_t)(nwords / 2));
+	e->hdr.snapshot = j->generation;
+	while (i + 2 <= nwords) {
+		uint64_t from = i;
+		i = ct_encode_run(e, w, i, nwords, base, &last);
+		calls += (i - from) / 2;
+		if (i + 2 > nwords)
+			break;
+		uint64_t w0 = w[i], w1 = w[i + 1];
+		if (!ct_valid(w0, w1)) {
+			uint64_t skip = ct_skip_empty(w, i, nwords, last, base, j->flags);
+			if (!skip)
+				break;
+			j->abandoned += skip / 2;
+			i += skip;
+			continue;
+		}
+		uint64_t clock = last = ct_full_clock(base, w0);
+		if (ct_ev_ext_words(w1) == 0 && ct_ext_is_mark(ct_ev_ext_type(w1))) {
+			/* payload: the stack pointer (16-byte units), then the argument if any */
+			uint64_t pl[2] = { ct_ev_sp(w0, w1), ct_ev_mark_arg(w1) };
+			ct_encoder_ext(e, clock, ct_ev_ext_type(w1), pl, pl[1] ? 16 : 8);
+			i += 2;
+			continue;
+		}
+		uint32_t n = ct_ev_ext_words(w1);
+		if (i + 2 + n > nwords)
+			break;
+		ct_encode_ext(e, j, clock, ct_ev_ext_type(w1), (const uint8_t *)(w + i + 2), n * 8);
+		i += 2 + n;
+	}
+	if (e->hdr.nrecords)
+		ct_encoder_finish(e);
+	ct_take_block(e, j);
+	j->calls = calls;
+	j->used = i * 8;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One chunk into one EVENTS block: the part of collecting that needs only the
+ * chunk and an encoder, so that any thread can do it (workers.c). What the
+ * collector must act on itself (a process, a module, a crash, lost events)
+ * is listed, in the chunk's order, for it to do when it writes the block.
+ */
+#ifndef CT_RECORD_ENCODE_H
+#define CT_RECORD_ENCODE_H
+
+#include <stdint.h>
+
+#include "../format/events.h"
+#include "../util/util.h"
+
+/*
+ * A chunk descriptor as the recorder read it, once, from shared memory: what
+ * it checks and then goes by, whatever the program writes there meanwhile.
+ */
+struct ct_desc_view {
+	uint32_t idx, state, instance, flags, used;
+	int32_t pid, tid;
+	uint64_t thread_seq, base_clock;
+};
+
+/* An extended record for the collector: its payload stays in the chunk until it is recycled. */
+struct ct_side {
+	uint32_t type, len;
+	uint64_t clock;
+	const uint8_t *p;
+};
+
+/* What becomes of the chunk once its block is written (collect.c). */
+enum ct_job_kind {
+	CT_JOB_TAKE,	 /* a chunk taken from its thread: recycled */
+	CT_JOB_LIVE,	 /* live: read so far, the thread goes on filling it */
+	CT_JOB_SNAPSHOT, /* a copy of a ring: nothing to give back */
+};
+
+struct ct_chunk_job {
+	/* in */
+	struct ct_desc_view d;
+	const uint64_t *w;
+	uint64_t nwords;
+	uint32_t flags;	     /* CT_EVENTS_* */
+	uint32_t generation; /* flight recorder: the snapshot */
+	enum ct_job_kind kind;
+	int salvage;
+	uint64_t read_before; /* live: bytes of the chunk read already */
+	/* out */
+	uint64_t used; /* bytes of w read */
+	uint64_t calls, abandoned;
+	struct ct_events_hdr hdr; /* hdr.nrecords == 0: no block */
+	struct ct_buf out;	  /* the block's payload */
+	struct ct_buf funcs;	  /* its function table, nfuncs u64 */
+	struct ct_side *side;
+	uint32_t nside, side_cap;
+};
+
+/* Encode j's chunk with e; the block (if any) and the side records end up in j. */
+void ct_chunk_encode(struct ct_encoder *e, struct ct_chunk_job *j);
+void ct_chunk_job_free(struct ct_chunk_job *j);
+
+#endif
