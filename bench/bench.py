@@ -198,7 +198,10 @@ def lttng_session(work, what):
     cmd = {'create': f'(pgrep -x lttng-sessiond >/dev/null || lttng-sessiond --daemonize >/dev/null 2>&1); '
                      f'lttng create bench --output={work}/lt && lttng enable-event -u "lttng_ust_cyg_profile_fast:*"',
            'start': 'lttng start bench', 'stop': 'lttng stop bench', 'destroy': 'lttng destroy bench'}[what]
-    subprocess.run(cmd, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = subprocess.run(cmd, shell=True, capture_output=True, text=True)
+    # lttng stop warns when its buffers were full: "N events were discarded"
+    m = re.search(r'(\d+) events? (?:were|was) discarded', out.stdout + out.stderr)
+    return int(m.group(1)) if m else 0
 
 
 # where each tool writes its trace: bytes per event come from its size
@@ -208,21 +211,21 @@ TRACE_OF = {'calltrace': 'ct.data', 'calltrace-ring': 'ctr.data', 'ct-fentry': '
 
 
 def one_run(k, cmd, env, work):
-    """(wall, tree cpu, program cpu, recorder cpu outside the tree, trace bytes) of one run"""
+    """(wall, tree cpu, program cpu, recorder cpu outside the tree, trace bytes, events dropped)"""
     env = dict(env or os.environ, BENCH_CPU_FILE=f'{work}/cpu.txt')
     shutil.rmtree(f'{work}/uf.data', ignore_errors=True)
-    outside, size0 = 0.0, 0
+    outside, size0, dropped = 0.0, 0, 0
     if k == 'lttng-ust':
         size0 = tree_bytes(f'{work}/lt')
         lttng_session(work, 'start')
         outside = daemon_cpu()
     w, c = run(cmd, work, env)
     if k == 'lttng-ust':
-        lttng_session(work, 'stop')  # the consumer writes what the buffers hold
+        dropped = lttng_session(work, 'stop')  # the consumer writes what the buffers hold
         outside = daemon_cpu() - outside
     prog = program_cpu(work)
     size = tree_bytes(f'{work}/{TRACE_OF[k]}') - size0 if k in TRACE_OF else 0
-    return w, c, prog, outside, size
+    return w, c, prog, outside, size, dropped
 
 
 def bench(name, args, calls, ct, runs, work, only_tools=None):
@@ -236,11 +239,11 @@ def bench(name, args, calls, ct, runs, work, only_tools=None):
     details, ring_details, fentry_details, patch_details, dyn_details = [], [], [], [], []
     for i in range(runs + 1):
         for k, (cmd, env) in tools.items():
-            w, c, prog, outside, size = one_run(k, cmd, env, work)
+            w, c, prog, outside, size, dropped = one_run(k, cmd, env, work)
             if i == 0:
                 continue  # warm-up round
             res[k].append((w, c))
-            side[k].append((prog, outside, size))
+            side[k].append((prog, outside, size, dropped))
             if k == 'calltrace':
                 details.append(calltrace_details(ct, 'ct.data', work))
             if k == 'calltrace-ring':
@@ -266,11 +269,12 @@ def bench(name, args, calls, ct, runs, work, only_tools=None):
         if progs:
             # per run: the program's own CPU, and the rest (the tree's other processes, LTTng's daemons)
             prog = statistics.median(progs)
-            rec = statistics.median(c - p + o for (_, c), (p, o, _) in zip(v, side[k]) if p is not None)
+            rec = statistics.median(c - p + o for (_, c), (p, o, _, _) in zip(v, side[k]) if p is not None)
             rows[k]['side'] = {'program_cpu_s': prog, 'recorder_cpu_s': rec,
                                'program_ns_per_call': (prog - pp) / calls * 1e9,
                                'recorder_ns_per_call': rec / calls * 1e9,
-                               'trace_bytes': statistics.median(x[2] for x in side[k])}
+                               'trace_bytes': statistics.median(x[2] for x in side[k]),
+                               'dropped': statistics.median(x[3] for x in side[k])}
     d = {k: statistics.median(x[k] for x in details) for k in details[0]} if details else {}
     if d:
         rows['calltrace'].update({
@@ -322,6 +326,8 @@ def side_by_side(name, calls, runs, rows, funtrace_why):
         events = r.get('records') or 2 * calls  # what the trace holds (calltrace says), else every call's two
         bpe = sd['trace_bytes'] / events if sd['trace_bytes'] else 0.0
         what = f'{bpe:12.2f}' if k != 'funtrace-ring' else f"{'(in memory)':>12s}"
+        if sd.get('dropped'):
+            what += f"  ({sd['dropped']:,.0f} events dropped: buffers full)"
         print(f"  {k:16s} {sd['program_ns_per_call']:12.1f} {sd['recorder_ns_per_call']:13.1f} "
               f"{sd['program_ns_per_call'] + sd['recorder_ns_per_call']:10.1f} {r['wall_ns_per_call']:8.1f} {what}")
     print('  program cpu: getrusage(RUSAGE_SELF) of the traced process at exit, less the plain program\'s;'
