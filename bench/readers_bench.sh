@@ -3,7 +3,7 @@
 # same calls (fib(N) built -O2 -finstrument-functions), best of R runs: events/s and peak RSS.
 # Then the readers on one thread and on two (--jobs 1, --jobs 2), interleaved, on that trace
 # and on one of eight threads running fib(N-3) each: wall best and median, and the speedup.
-#   bench/readers_bench.sh [N] [R]
+#   bench/readers_bench.sh [N] [R]        JOBS_ONLY=1: only the --jobs table
 set -u
 N=${1:-32}
 R=${2:-3}
@@ -31,7 +31,8 @@ cd "$work" || exit 1
 "$CT" record -o ct.data ./fib "$N" >/dev/null
 events=$("$CT" info -i ct.data | sed -n 's/^records: *\([0-9,]*\).*/\1/p' | tr -d ,)
 have_uftrace=0
-command -v uftrace >/dev/null && uftrace record -d uf.data ./fib "$N" >/dev/null 2>&1 && have_uftrace=1
+[ "${JOBS_ONLY:-0}" = 1 ] ||
+	{ command -v uftrace >/dev/null && uftrace record -d uf.data ./fib "$N" >/dev/null 2>&1 && have_uftrace=1; }
 
 best() { # command... -> "seconds rss_kb" of the fastest run
 	local b=999 rss=0
@@ -42,6 +43,7 @@ best() { # command... -> "seconds rss_kb" of the fastest run
 	done
 	echo "$b $rss"
 }
+[ "${JOBS_ONLY:-0}" = 1 ] || {
 printf 'fib(%s): %s events, best of %s runs\n\n' "$N" "$events" "$R"
 printf '  %-28s %8s %12s %10s\n' command wall events/s "peak RSS"
 row() { # label seconds rss
@@ -54,6 +56,7 @@ if [ $have_uftrace = 1 ]; then
 	read -r s m <<<"$(best uftrace report -d uf.data)"; row "uftrace report" "$s" "$m"
 	read -r s m <<<"$(best uftrace replay -d uf.data)"; row "uftrace replay >/dev/null" "$s" "$m"
 fi
+}
 
 # --jobs: the same command on one thread and on two, interleaved, R runs each
 "$CT" record -o ct8.data ./fib $((N - 3)) 8 >/dev/null
@@ -64,7 +67,9 @@ jobs() { # label trace command...: wall best and median with --jobs 1 and 2
 	: >j.out
 	for _ in $(seq "$R"); do
 		for j in 1 2; do
-			/usr/bin/time -f "$j %e" -a -o j.out "$CT" "$@" -i "$trace" --jobs $j >/dev/null 2>&1
+			t0=$EPOCHREALTIME
+			"$CT" "$@" -i "$trace" --jobs $j >/dev/null 2>&1
+			echo "$j $t0 $EPOCHREALTIME" | awk '{ printf "%s %.4f\n", $1, $3 - $2 }' >>j.out
 		done
 	done
 	awk -v l="$label" '{ w[$1, ++n[$1]] = $2 }
@@ -72,7 +77,7 @@ jobs() { # label trace command...: wall best and median with --jobs 1 and 2
 			for (i = 1; i <= k; i++) for (t = i + 1; t <= k; t++) if (a[t] < a[i]) { x = a[i]; a[i] = a[t]; a[t] = x }
 			return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
 		function best(j,   i, b) { b = 1e9; for (i = 1; i <= n[j]; i++) if (w[j, i] < b) b = w[j, i]; return b }
-		END { printf "  %-34s %6.2fs %6.2fs   %6.2fs %6.2fs   %5.2fx %5.2fx\n", l, best(1), med(1),
+		END { printf "  %-34s %6.3fs %6.3fs   %6.3fs %6.3fs   %5.2fx %5.2fx\n", l, best(1), med(1),
 			best(2), med(2), best(1) / best(2), med(1) / med(2) }' j.out
 }
 printf '\n--jobs 1 against --jobs 2 (%s cpus online, load average %s), %s runs interleaved\n\n' \
