@@ -14,10 +14,10 @@
 #   signal     signal handlers' frames (signal_handler.c), siglongjmp (siglongjmp.c)
 #   exceptions unwound frames (exceptions.cpp)
 #   args       record -a on a plain -O0 build: captured values (args.c)
-# For each: report (text, --json, --csv, --per-thread), replay (plain, -t 1us,
-# -D 3, --no-std), export chrome, perfetto and folded, flame; with --jobs 2 and 3
-# against --jobs 1, and without --jobs (the default) too; the progress line with
-# --jobs 2 on a terminal; bad --jobs values.
+# For each: report (text, --json, --csv, --per-thread, --diff with -N), replay
+# (plain, -t 1us, -D 3, --no-std, -F with --until), export chrome, perfetto and
+# folded, flame; with --jobs 2 and 3 against --jobs 1, and without --jobs (the
+# default) too; the progress line with --jobs 2 on a terminal; bad --jobs values.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PROGS=$ROOT/tests/programs
@@ -94,10 +94,12 @@ readers() {
 	same "$name" report-json report --json
 	same "$name" report-csv report --csv -s calls
 	same "$name" report-per-thread report --per-thread
+	same "$name" report-diff report --diff "$OUT/$name.data" -N main
 	same "$name" replay replay
 	same "$name" replay-t replay -T -t 1us
 	same "$name" replay-depth replay -D 3
 	same "$name" replay-no-std replay --no-std
+	same "$name" replay-only replay -F main --until 1s
 	same "$name" chrome export -f chrome -o -
 	same "$name" perfetto export -f perfetto -o -
 	same "$name" folded export -f folded -o -
