@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The recorder's encoder (issue 23): byte planes (format 4), worker threads
+# (record --jobs N), and old traces. Alone:
+#
+#   BUILD=build tests/encoder/run.sh
+#
+#   old-format         a format 2 trace (tests/encoder/v2.data, varint columns,
+#                      recorded before format 4) still reads: its records, calls
+#   jobs-N/counts      8 threads x 20,000 calls with --jobs 1, 2, 4: exact counts,
+#                      nothing lost, the same per-thread records whatever N
+#   jobs-N/same        ... and the same calls in the same order in each thread
+#   escapes/gaps       calls 200 us apart (clock deltas past 16 bits): exact, in order
+#   escapes/frames     recursion through 4 KiB frames (stack deltas past 8 bits)
+#   escapes/functions  17,000 functions in one block (codes past 16 bits)
+#   jobs-modes/*       --jobs 2 with --ring and with --lossy: the recording ends,
+#                      recorded + lost = every call
+#   bad-jobs/*         --jobs 0, 257, x: one line on stderr, exit 2
+# Every command has a deadline.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
+suite encoder
+OUT=$OUT/encoder
+T=60
+rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT" || exit 2
+if ! [ -x "$CT" ]; then
+	bad tool "no calltrace at $CT (run make)"
+	finish
+fi
+
+# calls FILE NAME: the Calls column of NAME's line in a report
+calls() { awk -v f="$2" '$NF == f { print $(NF - 7) }' "$1"; }
+
+# ---- a trace written before format 4 ----
+V2=$HERE/v2.data
+if timeout -k 5 $T "$CT" info -i "$V2" >v2.info 2>&1 &&
+	timeout -k 5 $T "$CT" report -i "$V2" >v2.report 2>&1; then
+	got="$(grep -c 'format 2' v2.info) $(grep -o '^records: *[0-9,]*' v2.info | tr -s ' ')"
+	got="$got $(calls v2.report main) $(calls v2.report run) $(calls v2.report rec) $(calls v2.report leaf)"
+	if [ "$got" = "1 records: 4,407 1 2 1150 1050" ]; then
+		ok old-format
+	else
+		bad old-format "read as: $got" v2.report
+	fi
+else
+	bad old-format "info or report failed" v2.report
+fi
+
+cc -O1 -g -pthread -finstrument-functions "$HERE/work.c" -o work 2>build.err ||
+	{ bad build "work.c does not build" build.err; finish; }
+
+# ---- --jobs N: the same records whatever N ----
+# each thread's calls and returns in its order, thread ids and times left out (and
+# the threads in no particular order): what must not change
+sequence() {
+	timeout -k 5 $T "$CT" dump -i "$1" 2>/dev/null |
+		awk '/^# thread/ { t++ } $3 == "enter" || $3 == "exit" { s[t] = s[t] $3 " " $NF ";" }
+			END { for (k in s) print s[k] }' | sort | md5sum
+}
+for j in 1 2 4; do
+	d=jobs-$j
+	mkdir -p $d
+	if ! timeout -k 5 $T "$CT" record --jobs $j -o $d/t.data -- ./work threads 8 20000 \
+		>$d/out 2>$d/err; then
+		bad $d/counts "record failed" $d/err
+		continue
+	fi
+	timeout -k 5 $T "$CT" report -i $d/t.data >$d/report 2>&1
+	timeout -k 5 $T "$CT" info -i $d/t.data >$d/info 2>&1
+	got="$(calls $d/report run) $(calls $d/report twice) $(calls $d/report once)"
+	lost=$(grep -o '^lost: *[0-9,]*' $d/info | tr -dc 0-9)
+	if [ "$got" = "8 160000 320000" ] && [ "$lost" = 0 ] && grep -q 'format 4' $d/info; then
+		ok $d/counts
+	else
+		bad $d/counts "calls run twice once: $got (8 160000 320000), lost $lost" $d/info
+	fi
+	sequence $d/t.data >$d/seq
+done
+if [ -s jobs-1/seq ] && cmp -s jobs-1/seq jobs-2/seq && cmp -s jobs-1/seq jobs-4/seq; then
+	ok jobs/same
+else
+	bad jobs/same "the threads' records differ between --jobs 1, 2 and 4"
+fi
+
+# ---- values past the byte planes: escaped, exact ----
+esc() { # NAME EXPECTED-CALLS FUNCTION [RECORD OPTIONS] -- PROGRAM ARGS
+	local name=$1 want=$2 fn=$3
+	shift 3
+	mkdir -p escapes
+	if timeout -k 5 $T "$CT" record -o escapes/$name.data "$@" >escapes/$name.out \
+		2>escapes/$name.err &&
+		timeout -k 5 $T "$CT" report -i escapes/$name.data >escapes/$name.report 2>&1 &&
+		[ "$(calls escapes/$name.report "$fn")" = "$want" ]; then
+		ok escapes/$name
+	else
+		bad escapes/$name "$fn: '$(calls escapes/$name.report "$fn")' calls, not $want" \
+			escapes/$name.report
+	fi
+}
+esc gaps 300 pause_200us -- ./work gaps 300
+esc frames 201 deep -- ./work frames 200
+# the clock and stack in order: every time after the one before, frames 4 KiB apart
+timeout -k 5 $T "$CT" dump -i escapes/frames.data 2>/dev/null |
+	awk '$3 == "enter" && $NF == "deep" { sub("sp=0x", "", $4); print $4 }' >escapes/sps
+if [ "$(wc -l <escapes/sps)" = 201 ] &&
+	$PY -c 'import sys; v=[int(l,16) for l in open(sys.argv[1])]; sys.exit(any(a-b < 4096 for a,b in zip(v,v[1:])))' escapes/sps; then
+	ok escapes/frames-sp
+else
+	bad escapes/frames-sp "stack pointers not 4 KiB apart or more" escapes/sps
+fi
+timeout -k 5 $T "$CT" dump -i escapes/gaps.data 2>/dev/null |
+	awk '$3 == "enter" { print $1 }' >escapes/times
+if [ "$(wc -l <escapes/times)" -gt 300 ] &&
+	$PY -c 'import sys; v=[float(l) for l in open(sys.argv[1])]; sys.exit(v != sorted(v))' escapes/times; then
+	ok escapes/gaps-order
+else
+	bad escapes/gaps-order "call times out of order" escapes/times
+fi
+{
+	for i in $(seq 0 16999); do echo "__attribute__((noinline)) void f$i(void) { __asm__ volatile(\"\"); }"; done
+	echo "typedef void (*fp)(void);"
+	echo "static fp t[] = {"
+	for i in $(seq 0 16999); do echo "f$i,"; done
+	echo "};"
+	echo "int main(void) { for (int i = 0; i < 17000; i++) t[i](); return 0; }"
+} >many.c
+if timeout -k 5 300 cc -O0 -finstrument-functions many.c -o many 2>many.err; then
+	# one chunk of 1 MiB holds every record: one block of 17,001 functions
+	if timeout -k 5 $T "$CT" record --chunk-size 1M -o escapes/many.data -- ./many \
+		>/dev/null 2>escapes/many.err &&
+		timeout -k 5 $T "$CT" report -i escapes/many.data >escapes/many.report 2>&1 &&
+		[ "$(awk '$NF ~ /^f[0-9]+$/ && $(NF - 7) == 1' escapes/many.report | wc -l)" = 17000 ]; then
+		ok escapes/functions
+	else
+		bad escapes/functions "not 17,000 functions called once each" escapes/many.report
+	fi
+else
+	bad escapes/functions "many.c does not build" many.err
+fi
+
+# ---- --jobs with the flight recorder and lossy mode ----
+for mode in ring lossy; do
+	d=jobs-modes/$mode
+	mkdir -p $d
+	opt=--lossy
+	[ $mode = ring ] && opt="--ring 1M"
+	# shellcheck disable=SC2086
+	if timeout -k 5 $T "$CT" record --jobs 2 $opt -o $d/t.data -- ./work threads 4 50000 \
+		>$d/out 2>$d/err && timeout -k 5 $T "$CT" info -i $d/t.data >$d/info 2>&1; then
+		rec=$(grep -o '^records: *[0-9,]*' $d/info | tr -dc 0-9)
+		lost=$(grep -o '^lost: *[0-9,]*' $d/info | tr -dc 0-9)
+		if [ $mode = ring ] || [ $((rec + lost)) -ge 1200004 ]; then
+			ok $d
+		else
+			bad $d "records $rec + lost $lost < 1,200,004" $d/info
+		fi
+	else
+		bad $d "record or info failed" $d/err
+	fi
+done
+
+# ---- bad --jobs ----
+for v in 0 257 x; do
+	timeout -k 5 $T "$CT" record --jobs $v -o bad.data -- ./work gaps 1 >bad.out 2>bad.err
+	st=$?
+	if [ $st = 2 ] && [ "$(wc -l <bad.err)" = 1 ] && grep -q '^calltrace: .*--jobs' bad.err; then
+		ok bad-jobs/$v
+	else
+		bad bad-jobs/$v "exit $st" bad.err
+	fi
+done
+finish
