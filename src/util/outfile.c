@@ -26,6 +26,24 @@ static int ct_write_in_place(const char *path, const struct stat *l)
 	return stat(path, &t) == 0 && !S_ISREG(t.st_mode) && !S_ISDIR(t.st_mode);
 }
 
+/*
+ * Open what ct_write_in_place() chose. It may have been swapped for a regular
+ * file since the lstat: no O_TRUNC (that would empty the file before we can
+ * look), not through a link unless one was there, and a regular file found
+ * by fstat is closed again: -2, to be replaced like any file. -1 with errno.
+ */
+static int ct_open_in_place(const char *path, const struct stat *l)
+{
+	struct stat st;
+	int fd = open(path, O_WRONLY | O_CLOEXEC | (S_ISLNK(l->st_mode) ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
+		return fd;
+	close(fd);
+	return -2;
+}
+
 int ct_outfile_open(struct ct_outfile *o, const char *path)
 {
 	struct stat l, t;
@@ -39,8 +57,11 @@ int ct_outfile_open(struct ct_outfile *o, const char *path)
 			return -1;
 		}
 		if (ct_write_in_place(path, &l)) {
-			o->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-			return o->fd < 0 ? -1 : 0;
+			int fd = ct_open_in_place(path, &l);
+			if (fd != -2) {
+				o->fd = fd;
+				return fd < 0 ? -1 : 0;
+			}
 		}
 	}
 	o->path = ct_strdup(path);
