@@ -209,6 +209,28 @@ static void ct_info_lost(FILE *out, const struct ct_trace *t)
 	}
 }
 
+/* record --kernel: what the trace holds of the kernel's side, and what the kernel dropped. */
+static void ct_info_kernel(FILE *out, const struct ct_trace *t)
+{
+	uint64_t calls = 0, offcpu = 0;
+	char a[32], b[32], c[32];
+	if (!ct_trace_meta(t, "kernel") && !t->nkrecs)
+		return;
+	for (size_t i = 0; i < t->nkrecs; i++) {
+		if (t->krecs[i].kind == CT_KREC_SYSCALL)
+			calls++;
+		else
+			offcpu++;
+	}
+	ct_fmt_count(a, sizeof(a), calls);
+	ct_fmt_count(b, sizeof(b), offcpu);
+	ct_fmt_count(c, sizeof(c), t->klost);
+	fprintf(out, "kernel:     %s system calls, %s off-CPU intervals (record --kernel)", a, b);
+	if (t->klost)
+		fprintf(out, "; %s kernel events lost (its ring buffers were full)", c);
+	fputc('\n', out);
+}
+
 /*
  * attach: the process did not start or (mostly) end with the recording: it
  * was left running, or it ended while attached. Older calltraces wrote the
@@ -307,6 +329,7 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 		fprintf(out, " (%s calls and returns, about %s calls)", a, b);
 	}
 	fputc('\n', out);
+	ct_info_kernel(out, t);
 	if (t->has_end) {
 		ct_info_lost(out, t);
 		if (t->end.abandoned) {

@@ -24,6 +24,7 @@
 #               between the calls around it, in that order
 #   attach      attach --kernel to a process in a loop of getppid() and 20 ms
 #               sleeps: both in their functions, from the attach on
+#   info        tells the system calls and off-CPU intervals the trace holds
 #   filters/*   --no-kernel hides them, -D hides them below the depth, -t the
 #               short ones, report --no-kernel has no kernel columns' worth
 #   report/*    oncpu/offcpu per function (text and --json), --sort offcpu,
@@ -183,6 +184,13 @@ if [ "$st" = 0 ] && ! [ -s attach.err ] && [ "$n" -ge 10 ] && [ "$w" -ge 10 ]; t
 	ok attach
 else
 	bad attach "status $st; $n getppid() in looper(), $w sleeps in nap_ms() (want >= 10)" attach.err
+fi
+
+timeout -k 5 $T "$CT" info -i sleep.data >info.txt 2>&1
+if grep -qE '^kernel: +[0-9,]+ system calls, [0-9,]+ off-CPU intervals' info.txt; then
+	ok info
+else
+	bad info "info does not tell the kernel's side" info.txt
 fi
 
 # ---- filters ----
