@@ -56,7 +56,9 @@ static int ct_load_tracepoints(struct ct_kernel *k, char *why, size_t whylen)
 	k->exit_f[1].name = "ret";
 	k->enter_id = ct_tracepoint("raw_syscalls", "sys_enter", k->enter_f, 2, why, whylen);
 	if (k->enter_id < 0 && (errno == EACCES || errno == EPERM))
-		ct_kperf_why(why, whylen, errno);
+		snprintf(why, whylen,
+			 "--kernel needs root or CAP_PERFMON: the tracepoints in tracefs "
+			 "(/sys/kernel/tracing) are not readable");
 	if (k->enter_id < 0)
 		return -1;
 	k->exit_id = ct_tracepoint("raw_syscalls", "sys_exit", k->exit_f, 2, why, whylen);
