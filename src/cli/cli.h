@@ -199,6 +199,17 @@ int ct_read_begin(const struct ct_read_cmd *cmd, int argc, char **argv, struct c
 /* Close what is open in r. */
 void ct_read_end(struct ct_reading *r);
 
+/*
+ * Write what a command makes of r into path (-o: a file through ct_output,
+ * '-' standard output), then close r: the exit status, a failed write said.
+ * write() returns -1 if the trace could not all be read (the reader said
+ * where) and sets *werr to the errno of a failed write. A file goes in place
+ * if nothing failed, or, with keep_partial, if only reading did.
+ */
+int ct_read_to_output(struct ct_reading *r, const char *path,
+		      int (*write)(struct ct_reading *r, FILE *f, void *ctx, int *werr), void *ctx,
+		      int keep_partial);
+
 /* ct_read_begin's parts. Parse the options and open the trace; NULL with *status set. */
 struct ct_trace *ct_read_start(const struct ct_read_cmd *cmd, int argc, char **argv,
 			       struct ct_read_opts *ro, int *status);

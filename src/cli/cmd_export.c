@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* calltrace export: write the calls for Perfetto, Chrome's viewers or flame graphs. */
-#include <errno.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "../output/export.h"
-#include "../util/outfile.h"
 #include "../util/util.h"
 
 static const char ct_export_help[] =
@@ -120,6 +117,11 @@ static int ct_export_check(void *ctx)
 	return 0;
 }
 
+static int ct_export_write(struct ct_reading *r, FILE *f, void *ctx, int *werr)
+{
+	return ct_export(r->t, r->sym, r->w, f, ctx, werr);
+}
+
 int ct_cmd_export(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "format", required_argument, NULL, 'f' },
@@ -150,21 +152,7 @@ int ct_cmd_export(int argc, char **argv)
 	 * behind; a device or a pipe (-o /dev/null) is written directly, as
 	 * standard output is.
 	 */
-	struct ct_output out;
-	int werr = 0, rc = -1;
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is a write error, reported */
 	signal(SIGXFSZ, SIG_IGN); /* and so is the file size limit */
-	if (ct_output_open(&out, a.output) < 0) {
-		werr = errno;
-	} else {
-		rc = ct_export(r.t, r.sym, r.w, out.f, &a.o, &werr);
-		if (ct_output_close(&out, !werr && rc == 0) < 0 && !werr)
-			werr = errno;
-	}
-	ct_read_end(&r);
-	if (werr) {
-		ct_error("cannot write %s: %s", out.name, strerror(werr));
-		return CT_EXIT_USAGE;
-	}
-	return rc < 0 ? CT_EXIT_USAGE : 0;
+	return ct_read_to_output(&r, a.output, ct_export_write, &a.o, 0);
 }

@@ -2,12 +2,10 @@
 /* calltrace flame: the calls merged by call stack, as one self-contained HTML page. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "../output/flame.h"
-#include "../util/outfile.h"
 #include "../util/util.h"
 
 static const char ct_flame_help[] =
@@ -63,6 +61,17 @@ static int ct_flame_check(void *ctx)
 	return 0;
 }
 
+static int ct_flame_write_page(struct ct_reading *r, FILE *f, void *ctx, int *werr)
+{
+	int rc;
+	struct ct_flame *fl = ct_flame_build(r->t, r->sym, r->w, ctx, &rc);
+	errno = 0;
+	if (ct_flame_write(fl, f) < 0)
+		*werr = errno ? errno : EIO;
+	ct_flame_free(fl);
+	return rc;
+}
+
 int ct_cmd_flame(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -96,26 +105,8 @@ int ct_cmd_flame(int argc, char **argv)
 	 * renamed there (src/util/outfile.c), so an unwritable output fails
 	 * before the walk and a failed write leaves an earlier page alone; a
 	 * link at the path is replaced, not followed. A device, a pipe or '-'
-	 * (stdout) is written directly.
+	 * (stdout) is written directly. A part of the trace that could not be
+	 * read leaves the page of the rest (the reader said which).
 	 */
-	struct ct_output out;
-	int werr = 0, rc = 0;
-	if (ct_output_open(&out, a.path) < 0) {
-		werr = errno;
-	} else {
-		struct ct_flame *fl = ct_flame_build(r.t, r.sym, r.w, &a.fo, &rc);
-		errno = 0;
-		if (ct_flame_write(fl, out.f) < 0)
-			werr = errno ? errno : EIO;
-		ct_flame_free(fl);
-		/* a part that could not be read: the page shows the rest (the reader said which) */
-		if (ct_output_close(&out, !werr) < 0 && !werr)
-			werr = errno;
-	}
-	ct_read_end(&r);
-	if (werr) {
-		ct_error("cannot write %s: %s", out.name, strerror(werr));
-		return CT_EXIT_USAGE;
-	}
-	return rc < 0 ? CT_EXIT_USAGE : 0;
+	return ct_read_to_output(&r, a.path, ct_flame_write_page, &a.fo, 1);
 }

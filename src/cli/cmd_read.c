@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "../util/outfile.h"
 #include "../util/util.h"
 
 static const char ct_replay_help[] =
@@ -132,6 +133,28 @@ void ct_read_end(struct ct_reading *r)
 	if (r->t)
 		ct_trace_close(r->t);
 	memset(r, 0, sizeof(*r));
+}
+
+int ct_read_to_output(struct ct_reading *r, const char *path,
+		      int (*write)(struct ct_reading *r, FILE *f, void *ctx, int *werr), void *ctx,
+		      int keep_partial)
+{
+	struct ct_output out;
+	int werr = 0, rc = -1;
+
+	if (ct_output_open(&out, path) < 0) {
+		werr = errno;
+	} else {
+		rc = write(r, out.f, ctx, &werr);
+		if (ct_output_close(&out, !werr && (rc == 0 || keep_partial)) < 0 && !werr)
+			werr = errno;
+	}
+	ct_read_end(r);
+	if (werr) {
+		ct_error("cannot write %s: %s", out.name, strerror(werr));
+		return CT_EXIT_USAGE;
+	}
+	return rc < 0 ? CT_EXIT_USAGE : 0;
 }
 
 static int ct_replay_opt(void *ctx, int c, const char *arg)
