@@ -24,7 +24,7 @@ struct ct_fd {
 	struct ct_export *x;
 	int calls;
 	struct ct_stacks tree; /* a node's func is a row of ct_symbols_func */
-	uint32_t *stack;     /* the current thread's open calls: their nodes */
+	uint32_t *stack;       /* the current thread's open calls: their nodes */
 	uint32_t open, scap;
 	char **names; /* per function, sanitised */
 	size_t nnames;

@@ -5,7 +5,7 @@
 #include "out.h"
 #include "../util/util.h"
 
-/* A buffer this size takes one write(2) per 64 KiB: the cost of the syscalls is lost in the noise. */
+/* One write(2) per 64 KiB: the system calls cost nothing next to the formatting. */
 #define CT_OUT_CHUNK (1u << 16)
 
 void ct_out_init(struct ct_out *o, FILE *f)
