@@ -80,8 +80,11 @@ static int ct_load_tracepoints(struct ct_kernel *k, char *why, size_t whylen)
 	return 0;
 }
 
-/* A (TSC, CLOCK_MONOTONIC) pair read as close together as we can. */
-static void ct_fit_pair(uint64_t *tsc, uint64_t *mono)
+/*
+ * A (TSC, CLOCK_MONOTONIC) pair read as close together as we can: the best
+ * of 5; returns how many ticks apart its two TSC reads were.
+ */
+static uint64_t ct_fit_pair(uint64_t *tsc, uint64_t *mono)
 {
 	uint64_t best = UINT64_MAX;
 	for (int i = 0; i < 5; i++) {
@@ -92,13 +95,20 @@ static void ct_fit_pair(uint64_t *tsc, uint64_t *mono)
 			*mono = m;
 		}
 	}
+	return best;
 }
 
-/* A later pair: the line from the open's pair to it. */
+/*
+ * A later pair: the line from the open's pair to it. A pair whose reads were
+ * far apart (the recorder preempted between them, every time) would tilt it:
+ * kept only within 2 us.
+ */
 static void ct_fit_update(struct ct_kernel *k)
 {
 	uint64_t tsc, mono;
-	ct_fit_pair(&tsc, &mono);
+	uint64_t width = ct_fit_pair(&tsc, &mono);
+	if (k->fit_ticks_per_ns > 0 && (double)width > 2000 * k->fit_ticks_per_ns)
+		return;
 	if (mono > k->fit_mono0 + 1000000) /* over 1 ms at least */
 		k->fit_ticks_per_ns = (double)(tsc - k->fit_tsc0) / (double)(mono - k->fit_mono0);
 }
