@@ -224,6 +224,13 @@ else
 	bad filters/only "-F nap_ms: $o kernel lines outside it, $n clock_nanosleep in it" f.txt
 fi
 
+timeout -k 5 $T "$CT" report -i sleep.data --color=never --no-kernel >rnk.txt 2>&1
+if grep -q ' sleeper$' rnk.txt && ! grep -qi 'off-cpu' rnk.txt; then
+	ok filters/report-no-kernel
+else
+	bad filters/report-no-kernel "report --no-kernel still has off-CPU columns" rnk.txt
+fi
+
 # ---- report ----
 timeout -k 5 $T "$CT" report -i sleep.data --color=never >rep.txt 2>&1
 if grep -qi 'off-cpu' rep.txt && awk '/ sleeper$/ { found = 1 } END { exit !found }' rep.txt; then
