@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# make check ARCH=aarch64: calltrace cross-built for aarch64, run under qemu-user.
+#
+#   tests/cross/check.sh [REGEX]   REGEX selects test programs by name
+#
+# The test programs (tests/programs) are built for the target with the cross
+# gcc and, where it is installed, clang --target=TRIPLE; each runs alone and
+# under the cross-built calltrace (binfmt_misc starts qemu for every target
+# executable, exec included), and tests/lib/job.sh checks the program's own
+# counts and call tree exactly, as on the host. Then the host's calltrace reads
+# every trace: its replay, replay --srcline and report --json must be the same
+# bytes as the target tool's (an aarch64 trace read on an x86-64 machine).
+#
+# Not here: ptrace and attach (qemu-user has no ptrace for its guests), the
+# sub-suites. Per-call times under qemu are not hardware figures (bench/).
+#
+# Environment:
+#   CROSS_ARCH=aarch64      the target
+#   BUILD=build-aarch64     the cross build (calltrace, runtime, wrappers)
+#   HOST_BUILD=build        the host's build: its calltrace reads the traces
+#   TEST_OUT=dir            default $BUILD/tests
+#   COMBOS="gcc-O0 ..."     default: gcc and clang at -O0/-O2 (finstrument),
+#                           gcc-O2-patchable clang-O0-patchable, gcc-O2-patch
+#                           clang-O0-patch
+#   JOBS=2                  jobs at a time
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ARCH=${CROSS_ARCH:-aarch64}
+TRIPLE=$ARCH-linux-gnu
+BUILD=${BUILD:-build-$ARCH}
+HOST_BUILD=${HOST_BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
+case $HOST_BUILD in /*) HB=$HOST_BUILD ;; *) HB=$ROOT/$HOST_BUILD ;; esac
+OUT=${TEST_OUT:-$B/tests}
+CT=$B/calltrace
+HOST_CT=$HB/calltrace
+JOBS=${JOBS:-2}
+FILTER=${1:-}
+T_READ=${T_READ:-60}
+PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+PY=${PY:-python3}
+COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O2-patchable clang-O0-patchable gcc-O2-patch clang-O0-patch}
+export ROOT OUT PY CT
+export XDG_CACHE_HOME=$OUT/cache
+# The target's libraries come from the multiarch packages (install-deps.sh
+# --aarch64), which its loader finds at their usual paths. QEMU_LD_PREFIX would
+# make qemu look up every path under the prefix first; a recorder's child then
+# spins for longer than the test's deadline before it runs the program.
+unset QEMU_LD_PREFIX
+
+passed=0 failed=0 skipped=0
+ok() { echo "ok $1"; passed=$((passed + 1)); }
+bad() {
+	echo "FAIL $1: $2"
+	[ -z "${3:-}" ] || [ ! -s "$3" ] || head -n 20 "$3" | sed 's/^/    /'
+	failed=$((failed + 1))
+}
+finish() {
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" = 0 ]
+	exit
+}
+tally() {
+	local n m k
+	read -r n m k < <(awk '/^ok .* # SKIP [^ ]/ { k++; next } /^ok / { n++ } /^FAIL / { m++ }
+		END { print n + 0, m + 0, k + 0 }' "$1")
+	passed=$((passed + n)) failed=$((failed + m)) skipped=$((skipped + k))
+}
+
+mkdir -p "$OUT"
+rm -rf "$OUT/results" "$OUT/host"
+mkdir -p "$OUT/results" "$OUT/host"
+
+# ---- what the run needs ---------------------------------------------------------
+for tool in "$CT" "$B/libcalltrace.so" "$B/calltrace-cc" "$HOST_CT"; do
+	if [ -e "$tool" ]; then ok "cross/built/$(basename "$(dirname "$tool")")/$(basename "$tool")"
+	else bad "cross/built/$(basename "$tool")" "$tool is missing: make ARCH=$ARCH all (and make all for the host)"; fi
+done
+XBIN=$OUT/xbin
+mkdir -p "$XBIN"
+# job.sh calls gcc, g++, clang, clang++ by name: here they build for the target
+for cc in gcc g++; do
+	printf '#!/bin/sh\nexec %s-%s "$@"\n' "$TRIPLE" "$cc" >"$XBIN/$cc"
+done
+for cc in clang clang++; do
+	real=$(PATH=${PATH#"$XBIN:"} command -v "$cc" || echo /nonexistent/$cc)
+	printf '#!/bin/sh\nexec %s --target=%s "$@"\n' "$real" "$TRIPLE" >"$XBIN/$cc"
+done
+chmod +x "$XBIN"/*
+export PATH=$XBIN:$PATH
+printf 'int main(void) { return 42; }\n' >"$OUT/probe.c"
+if ! command -v "$TRIPLE-gcc" >/dev/null; then
+	bad cross/compiler "$TRIPLE-gcc is missing: scripts/install-deps.sh --$ARCH"
+elif ! "$XBIN/gcc" "$OUT/probe.c" -o "$OUT/probe" 2>"$OUT/probe.err"; then
+	bad cross/compiler "$TRIPLE-gcc cannot build a program" "$OUT/probe.err"
+else
+	timeout -k 5 30 "$OUT/probe"
+	st=$?
+	if [ $st = 42 ]; then
+		ok cross/qemu-user
+	else
+		bad cross/qemu-user "a $ARCH program does not run here (status $st): scripts/binfmt-$ARCH.sh"
+		finish
+	fi
+fi
+# clang is optional for the target (clang --target needs no more than the cross gcc's files)
+clang_ok=0
+if command -v clang >/dev/null && "$XBIN/clang" "$OUT/probe.c" -o "$OUT/probe.clang" 2>/dev/null; then
+	clang_ok=1
+fi
+[ "$passed" -ge 5 ] || finish
+
+# ---- the test programs, each through job.sh -------------------------------------
+combos=()
+for c in $COMBOS; do
+	if [ "${c%%-*}" = clang ] && [ $clang_ok = 0 ]; then
+		echo "ok cross/$c # SKIP clang --target=$TRIPLE cannot build here"
+		skipped=$((skipped + 1))
+		continue
+	fi
+	combos+=("$c")
+done
+progs=()
+for f in "$ROOT"/tests/programs/*.c "$ROOT"/tests/programs/*.cpp; do
+	p=$(basename "${f%.*}")
+	[ -z "$FILTER" ] || [[ $p =~ $FILTER ]] || continue
+	progs+=("$p")
+done
+
+# host_read PROG COMBO: the host's calltrace reads the target's trace alike
+host_read() {
+	local prog=$1 combo=$2 R=$OUT/run/$1.$2 H=$OUT/host/$1.$2 what st
+	local name=$prog/$combo/host-reader
+	[ -s "$R/trace.data" ] && [ -s "$R/replay.txt" ] || return 0
+	mkdir -p "$H"
+	for what in replay srcline report; do
+		case $what in
+		replay) set -- replay -i trace.data ;;
+		srcline) set -- replay --srcline -i trace.data ;;
+		report) set -- report -i trace.data --json ;;
+		esac
+		(cd "$R" && timeout -k 5 "$T_READ" "$HOST_CT" "$@" >"$H/$what.host" 2>"$H/$what.err")
+		st=$?
+		if [ $st != 0 ]; then
+			echo "FAIL $name/$what: the host's calltrace $1 exits with $st"
+			sed 's/^/    /' "$H/$what.err" | head -n 5
+			continue
+		fi
+		if [ $what = replay ]; then
+			cp "$R/replay.txt" "$H/$what.target"
+		else
+			(cd "$R" && timeout -k 5 "$T_READ" "$CT" "$@" >"$H/$what.target" 2>/dev/null)
+		fi
+		if cmp -s "$H/$what.host" "$H/$what.target"; then
+			echo "ok $name/$what"
+		else
+			echo "FAIL $name/$what: differs from the $ARCH tool's (diff $H/$what.target $H/$what.host)"
+			diff "$H/$what.target" "$H/$what.host" | head -n 6 | sed 's/^/    /'
+		fi
+	done
+	grep -q "^arch: *$ARCH\$" <("$HOST_CT" info -i "$R/trace.data" 2>/dev/null) &&
+		echo "ok $name/arch" || echo "FAIL $name/arch: info does not say arch: $ARCH"
+}
+export -f host_read
+export HOST_CT ARCH T_READ
+
+run_job() {
+	"$ROOT/tests/lib/job.sh" "$1" "$2" >/dev/null 2>&1
+	"$ROOT/tests/lib/job.sh" --result "$1" "$2"
+	host_read "$1" "$2"
+}
+export -f run_job
+
+for p in "${progs[@]}"; do
+	for c in "${combos[@]}"; do
+		echo "$p $c"
+	done
+done | xargs -P "$JOBS" -n 2 bash -c 'run_job "$0" "$1" >"$OUT/results/.lines.$0.$1" 2>&1; cat "$OUT/results/.lines.$0.$1"' |
+	tee "$OUT/all.lines" | grep -v '^ok ' || true
+tally "$OUT/all.lines"
+finish
