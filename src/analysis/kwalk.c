@@ -21,6 +21,10 @@ static void ct_kwrap_range(struct ct_kwrap *kw, const struct ct_thread_info *th)
 		if (o->first_clock > th->first_clock && o->first_clock < hi)
 			hi = o->first_clock;
 	}
+	if (th->snapshot) { /* a flight recorder's snapshot: its window only */
+		lo = ct_max(lo, th->first_clock);
+		hi = ct_min(hi, th->last_clock + 1);
+	}
 	kw->next = r;
 	kw->end = r ? r + n : NULL;
 	while (kw->next < kw->end && kw->next->start < lo)

@@ -136,6 +136,11 @@ int ct_cmd_record(int argc, char **argv)
 		ct_error("record: --ring and --lossy do not go together: a flight recorder never waits");
 		return CT_EXIT_USAGE;
 	}
+	if (o.ring_size && o.kernel) { /* the kernel's side would be written whole, unbounded */
+		ct_error("record: --ring and --kernel do not go together yet: the kernel's side "
+			 "has no ring");
+		return CT_EXIT_USAGE;
+	}
 	if (ring_set_buffer) /* room for 16 threads' rings by default */
 		o.buffer_size = ct_max(o.buffer_size, 16 * ct_max(o.ring_size, 2ull * o.chunk_size) + 8ull * o.chunk_size);
 	if (o.buffer_size / o.chunk_size < 4) {

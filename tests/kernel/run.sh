@@ -362,6 +362,15 @@ for a in count recsize recsize-huge short zstd-huge lying-records; do
 	fi
 done
 
+# ---- a flight recorder has no ring for the kernel's side: refused, one line ----
+timeout -k 5 $T "$CT" record --kernel --ring 1M -o ring.data ./kprog sleep >ring.out 2>ring.err
+st=$?
+if [ "$st" = 2 ] && [ "$(wc -l <ring.err)" = 1 ] && grep -q -- '--kernel' ring.err; then
+	ok ring-refused
+else
+	bad ring-refused "status $st, want 2 and one line" ring.err
+fi
+
 # ---- a version 2 trace still reads ----
 timeout -k 5 $T "$CT" record -o old.data ./kprog threads >/dev/null 2>old.err
 printf '\002' | dd of=old.data bs=1 seek=8 conv=notrunc status=none
