@@ -45,13 +45,4 @@ struct ct_tp_field {
 int ct_tracepoint(const char *system, const char *event, struct ct_tp_field *fields, size_t nfields,
 		  char *why, size_t whylen);
 
-/* names.c: a system call's name (x86_64), NULL if unknown */
-const char *ct_syscall_name(uint32_t nr);
-/* A system call and the arguments worth showing: "read(fd=3, count=4096)". */
-void ct_syscall_format(char *out, size_t len, const struct ct_kernel_rec *r);
-/* Its return value: "4096", "-1 ENOENT", "0x7f12..." */
-void ct_syscall_format_ret(char *out, size_t len, const struct ct_kernel_rec *r);
-/* An off-CPU interval's cause: "preempted", "blocked in clock_nanosleep" */
-void ct_offcpu_format(char *out, size_t len, const struct ct_kernel_rec *r);
-
 #endif

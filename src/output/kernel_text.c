@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "kernel_text.h"
-#include "../kernel/kernel.h"
+#include "syscalls.h"
 
 void ct_kernel_duration(char *buf, size_t len, double ns)
 {

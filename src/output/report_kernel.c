@@ -10,8 +10,8 @@
 
 #include "output.h"
 #include "report_kernel.h"
+#include "syscalls.h"
 #include "text.h"
-#include "../kernel/kernel.h"
 
 void ct_rk_enter(struct ct_report_kernel *k, uint32_t row)
 {

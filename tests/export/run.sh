@@ -197,7 +197,7 @@ fi
 
 # ---- a made-up walk: same-ns parent and child, odd names, marks, snapshots ----------------
 # the objects of today's sources only: a build directory may keep those of removed files
-objs=$(cd "$ROOT/src" && for s in output/export*.c output/out.c output/text.c output/stacks.c output/kernel_text.c kernel/names.c output/marks.c output/fmt.c output/*values*.c common/proto.c; do
+objs=$(cd "$ROOT/src" && for s in output/export*.c output/out.c output/text.c output/stacks.c output/kernel_text.c output/syscalls.c output/marks.c output/fmt.c output/*values*.c common/proto.c; do
 	[ -f "$B/obj/${s%.c}.o" ] && echo "$B/obj/${s%.c}.o"
 done | tr '\n' ' ')
 # shellcheck disable=SC2086 # CT_SAN_FLAGS: the sanitizers the objects were built with

@@ -42,12 +42,8 @@ declare -A may=(
 # resolved): none may be added, and each goes once its header has moved.
 # ptrace/image.c takes the function selection (-P patterns) the runtime uses;
 # select.c leaves src/runtime once that folder's rooms are settled (part 1).
-# output/ shows system calls with kernel/names.c's names and formats: they are the
-# readers' part of record --kernel, to move out of kernel/ (the recorder's side).
 pending=(
 	"src/ptrace/image.c src/runtime/select.h"
-	"src/output/kernel_text.c src/kernel/kernel.h"
-	"src/output/report_kernel.c src/kernel/kernel.h"
 )
 # Sources under src/runtime/ the tool still compiles, for the same reason.
 pending_tool_srcs="src/runtime/select.c"

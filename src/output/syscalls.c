@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "kernel.h"
 #include "syscall_names.h"
+#include "syscalls.h"
 
 const char *ct_syscall_name(uint32_t nr)
 {
