@@ -36,7 +36,7 @@ static int append_is(const char *s, size_t n, const char *want)
 {
 	struct ct_buf b = { 0 };
 	ct_utf8_append(&b, s, n);
-	int ok = b.len == strlen(want) && !memcmp(b.data, want, b.len);
+	int ok = b.len == strlen(want) && (!b.len || !memcmp(b.data, want, b.len));
 	ct_buf_free(&b);
 	return ok;
 }
