@@ -9,10 +9,10 @@
 # each (start-up, patching), divided by the calls the trace counts (the hooks also
 # count inlined functions), median of RUNS runs.
 #
-# Usage: bench/patchcost_bench.sh [--runs N] [--only lua,sqlite3] [--callgrind]
-#                                 [CALLTRACE...]      (default $BUILD/calltrace)
-# --callgrind adds instructions per call under valgrind --tool=callgrind (no noise:
-# one run each, the program's own instructions, the recorder's not counted).
+# Usage: bench/patchcost_bench.sh [--runs N] [--only lua,sqlite3] [CALLTRACE...]
+#                                 (default $BUILD/calltrace)
+# Each CALLTRACE (a build's calltrace, its runtime beside it) gets both rows, so
+# builds before and after a change are compared in one run.
 # Sources and builds are kept in $PATCHCOST_DIR (default /tmp/calltrace-patchcost);
 # they come from `apt-get source lua5.4 sqlite3` (a deb-src line for bookworm in
 # /etc/apt/sources.list.d/ is needed) and sqlite3's amalgamation needs tclsh.
@@ -21,14 +21,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-build}
 case $build in /*) ;; *) build=$root/$build ;; esac
 dir=${PATCHCOST_DIR:-/tmp/calltrace-patchcost}
-runs=5 only=lua,sqlite3 callgrind=0
+runs=5 only=lua,sqlite3
 cts=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) runs=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
-	--callgrind) callgrind=1; shift ;;
-	-*) echo "usage: $0 [--runs N] [--only lua,sqlite3] [--callgrind] [CALLTRACE...]" >&2; exit 2 ;;
+	-*) echo "usage: $0 [--runs N] [--only lua,sqlite3] [CALLTRACE...]" >&2; exit 2 ;;
 	*) cts+=("$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"); shift ;;
 	esac
 done
@@ -66,7 +65,7 @@ EOF
 	echo 'print(1)' >empty.lua
 }
 
-# sqlite3 3.40: the amalgamation and its shell; an in-memory table of 50,000 rows,
+# sqlite3 3.40: the amalgamation and its shell; an in-memory table of 200,000 rows,
 # an index, a GROUP BY and a join.
 build_sqlite3() {
 	fetch sqlite3
@@ -79,7 +78,7 @@ build_sqlite3() {
 		src-sqlite3/sqlite3.c src-sqlite3/shell.c -lm
 	cat >work.sql <<'EOF'
 CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c REAL);
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50000)
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
 INSERT INTO t SELECT i, printf('row %d', i * 7 % 1000), i * 0.5 FROM n;
 CREATE INDEX tb ON t(b);
 SELECT b, count(*), sum(c) FROM t GROUP BY b ORDER BY 2 DESC LIMIT 3;
@@ -91,9 +90,9 @@ EOF
 case ,$only, in *,lua,*) build_lua ;; esac
 case ,$only, in *,sqlite3,*) build_sqlite3 ;; esac
 
-python3 - "$runs" "$only" "$callgrind" "${cts[@]}" <<'EOF'
+python3 - "$runs" "$only" "${cts[@]}" <<'EOF'
 import os, re, resource, statistics, subprocess, sys
-runs, only, callgrind, cts = int(sys.argv[1]), sys.argv[2].split(','), sys.argv[3] == '1', sys.argv[4:]
+runs, only, cts = int(sys.argv[1]), sys.argv[2].split(','), sys.argv[3:]
 work = {'lua': (['./lua_plain', 'work.lua'], ['./lua_fi', 'work.lua'],
                 ['./lua_plain', 'empty.lua'], ['./lua_fi', 'empty.lua']),
         'sqlite3': (['./sqlite3_plain', ':memory:', '.read work.sql'],
@@ -118,17 +117,6 @@ def traced(ct, cmd):
                    stderr=subprocess.DEVNULL, check=True)
     return info(ct, 'pc.data')
 
-def instructions(cmd, ct=None):
-    """The program's instructions under callgrind (the recorder is not followed)."""
-    pre = [ct, 'record', '-o', 'pc.data', '--'] if ct else []
-    out = 'cg.out'
-    subprocess.run(pre + ['valgrind', '--tool=callgrind', '--smc-check=all',
-                          f'--callgrind-out-file={out}'] + cmd,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    with open(out) as f:
-        ir = int(re.search(r'^(?:summary|totals): (\d+)', f.read(), re.M).group(1))
-    return ir, (info(ct, 'pc.data')[1] if ct else 0)
-
 med = statistics.median
 for name in only:
     plain_w, fi_w, plain_e, fi_e = work[name]
@@ -149,14 +137,4 @@ for name in only:
             row[kind] = (med(x[0] for x in res[(i, kind)]) - base) / calls * 1e9
             print(f'    {kind:7} {calls:12,.0f} calls {row[kind]:6.1f} ns/call')
         print(f'    patched / hooked = {row["patched"] / row["hooked"]:.2f}')
-    if not callgrind:
-        continue
-    ir0 = instructions(plain_w)[0] - instructions(plain_e)[0]
-    for ct in cts:
-        row = {}
-        for kind, w, e in (('patched', plain_w, plain_e), ('hooked', fi_w, fi_e)):
-            (iw, rw), (ie, re_) = instructions(w, ct), instructions(e, ct)
-            row[kind] = (iw - ie - ir0) / ((rw - re_) / 2)
-        print(f'  callgrind {ct}: patched {row["patched"]:.1f}, hooked {row["hooked"]:.1f} '
-              f'instructions per call ({row["patched"] / row["hooked"]:.2f})')
 EOF

@@ -40,14 +40,19 @@ static inline void ct_arch_encode_area_thunks(uint8_t *out)
 struct ct_landing_area ct_landing_areas[CT_LANDING_AREAS];
 _Atomic uint32_t ct_nlanding_areas;
 
-/* A new area of trampolines, whose landings the hooks must know (shadow.h). */
-static void ct_note_landings(uintptr_t area, size_t len)
+/*
+ * A new area of trampolines, whose landings the hooks must know (shadow.h);
+ * 0 if there is no room left to say so (a program that loaded and unloaded
+ * hundreds of libraries): the module is then not patched.
+ */
+static int ct_note_landings(uintptr_t area, size_t len)
 {
 	uint32_t n = atomic_load(&ct_nlanding_areas);
 	if (n >= CT_LANDING_AREAS)
-		return; /* never: one per module patched */
+		return 0;
 	ct_landing_areas[n] = (struct ct_landing_area){ area, len };
 	atomic_store_explicit(&ct_nlanding_areas, n + 1, memory_order_release);
+	return 1;
 }
 
 /* A new attach: the areas of the last one are let go (attached.c). */
@@ -233,6 +238,8 @@ static uintptr_t ct_build_trampolines(struct ct_module_scan *s, size_t *area_len
 			total += c->f.tramp_len;
 		}
 	}
+	if (atomic_load(&ct_nlanding_areas) >= CT_LANDING_AREAS)
+		return 0;
 	uintptr_t area = ct_map_near(s->text_lo, s->text_hi, total);
 	if (!area)
 		return 0;
@@ -246,8 +253,7 @@ static uintptr_t ct_build_trampolines(struct ct_module_scan *s, size_t *area_len
 			ct_skip(c, CT_SKIP_OUT_OF_REACH);
 	}
 	mprotect((void *)area, total, PROT_READ | PROT_EXEC);
-	ct_note_landings(area, total);
-	return area;
+	return ct_note_landings(area, total) ? area : 0;
 }
 
 /* Write the jumps; the code is writable only meanwhile. */

@@ -73,9 +73,10 @@ static inline __attribute__((always_inline)) int ct_is_return_landing(uintptr_t 
 {
 	if (a == (uintptr_t)ct_return_trampoline)
 		return 1;
-	uint32_t n = __atomic_load_n(&ct_nlanding_areas, __ATOMIC_ACQUIRE);
-	for (uint32_t i = 0; i < n; i++)
-		if (a - ct_landing_areas[i].lo < ct_landing_areas[i].len)
+	const struct ct_landing_area *p = ct_landing_areas;
+	const struct ct_landing_area *end = p + __atomic_load_n(&ct_nlanding_areas, __ATOMIC_ACQUIRE);
+	for (; p < end; p++)
+		if (a - p->lo < p->len)
 			return 1;
 	return 0;
 }
@@ -95,12 +96,15 @@ ct_shadow_open(struct ct_thread *t, struct ct_shadow_frame *s, uint32_t d, uintp
 	       uintptr_t fn, uintptr_t ci)
 {
 	uintptr_t sp = (uintptr_t)slot;
-	while (d && s[d - 1].fn < CT_PSEUDO_BASE && s[d - 1].sp < sp)
-		d--;
-	if (ct_unlikely(d && s[d - 1].fn < CT_PSEUDO_BASE && s[d - 1].sp == sp) &&
-	    !ct_is_return_landing(*slot))
-		while (d && s[d - 1].fn < CT_PSEUDO_BASE && s[d - 1].sp <= sp)
+	/* the common case: called by the innermost open call (or by a barrier) */
+	if (ct_unlikely(d && s[d - 1].sp <= sp && s[d - 1].fn < CT_PSEUDO_BASE)) {
+		while (d && s[d - 1].fn < CT_PSEUDO_BASE && s[d - 1].sp < sp)
 			d--;
+		if (d && s[d - 1].fn < CT_PSEUDO_BASE && s[d - 1].sp == sp &&
+		    !ct_is_return_landing(*slot))
+			while (d && s[d - 1].fn < CT_PSEUDO_BASE && s[d - 1].sp <= sp)
+				d--;
+	}
 	t->sdepth = d + 1;
 	__asm__ volatile("" ::: "memory");
 	s[d].fn = fn;
