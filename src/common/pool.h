@@ -190,7 +190,12 @@ struct ct_pool_ctl {
 		_Atomic int32_t pid, ppid;
 	} started[CT_STARTED_RING];
 
-	uint8_t pad[32];
+	/* the patch plan cache (plancache.c): modules whose plan came from it, ... */
+	_Atomic uint32_t plans_cached;
+	_Atomic uint32_t plans_made;  /* ... that were planned on the spot, ... */
+	_Atomic uint32_t plans_saved; /* ... of which written to it */
+
+	uint8_t pad[20];
 	struct ct_chunk_desc desc[];
 };
 

@@ -56,6 +56,31 @@ static void ct_info_unpatched(FILE *out, const struct ct_trace *t)
 	}
 }
 
+/*
+ * "patch plans: 3 modules from the cache, 1 planned and cached": where the
+ * patch method's plans came from (a module counted once per process that
+ * patched it); "planned, not cached" without a cache (--no-cache).
+ */
+static void ct_info_plans(FILE *out, const struct ct_trace *t)
+{
+	const char *what[][2] = { { "plans_cached", "from the cache" },
+				  { "plans_saved", "planned and cached" },
+				  { "plans_unsaved", "planned, not cached" } };
+	const char *sep = "patch plans: ";
+	for (size_t i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
+		const char *v = ct_trace_meta(t, what[i][0]);
+		uint64_t n = v ? strtoull(v, NULL, 10) : 0;
+		char num[32];
+		if (!n)
+			continue;
+		ct_fmt_count(num, sizeof(num), n);
+		fprintf(out, "%s%s module%s %s", sep, num, n == 1 ? "" : "s", what[i][1]);
+		sep = ", ";
+	}
+	if (*sep == ',')
+		fputc('\n', out);
+}
+
 static void ct_info_time(FILE *out, const struct ct_trace *t)
 {
 	char when[64] = "?", dur[32] = "?";
@@ -286,6 +311,7 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 				names && *names ? " (info --skipped names them)" : "");
 		fputc('\n', out);
 	}
+	ct_info_plans(out, t);
 	ct_info_unpatched(out, t);
 	ct_info_captures(out, t);
 	if ((v = ct_trace_meta(t, "libcalls"))) {

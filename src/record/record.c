@@ -477,6 +477,21 @@ static void ct_meta_processes(struct ct_buf *b, struct ct_session *s)
 	ct_buf_free(&n.quiet);
 }
 
+/* Where the patch method's plans came from (the runtime counts them in the pool). */
+static void ct_meta_plans(struct ct_buf *b, struct ct_pool_ctl *ctl)
+{
+	uint32_t made = atomic_load(&ctl->plans_made), saved = atomic_load(&ctl->plans_saved);
+	uint32_t counts[] = { atomic_load(&ctl->plans_cached), saved,
+			      made > saved ? made - saved : 0 };
+	static const char *const keys[] = { "plans_cached", "plans_saved", "plans_unsaved" };
+	char n[32];
+	for (size_t i = 0; i < CT_ARRAY_SIZE(keys); i++)
+		if (counts[i]) {
+			snprintf(n, sizeof(n), "%u", counts[i]);
+			ct_meta_add(b, keys[i], n);
+		}
+}
+
 /* Which hooks the threads were traced by (a later META block overrides the first). */
 static void ct_write_method(struct ct_session *s)
 {
@@ -499,6 +514,7 @@ static void ct_write_method(struct ct_session *s)
 		ct_meta_add(&b, "patch_skipped", n);
 		ct_meta_skips(&b, &s->pool);
 	}
+	ct_meta_plans(&b, s->pool.ctl);
 	if (atomic_load(&s->pool.ctl->libcall_sites)) {
 		snprintf(n, sizeof(n), "%u", atomic_load(&s->pool.ctl->libcalls));
 		ct_meta_add(&b, "libcalls", n);

@@ -40,6 +40,8 @@ struct ct_plancache {
 	uint64_t text_off, text_len; /* the module's code, from its base */
 	void *data;		     /* the file read, once checked */
 	size_t len;
+	int offered;	       /* its records were handed out */
+	int save_tried, saved; /* a plan was made here; it was written */
 };
 
 /* Find the cache of this module (dynamic patching): usable is 0 when there is none to be had. */
@@ -54,6 +56,11 @@ const char *ct_plancache_name(const struct ct_elf_map *m, uint32_t sym, uint32_t
 void ct_plancache_save(struct ct_plancache *pc, const struct ct_plan_rec *r, size_t n) CT_HIDDEN;
 /* What became of the cached plan (used, or refused for code that differs): said if asked. */
 void ct_plancache_say(struct ct_plancache *pc, const char *what) CT_HIDDEN;
+/*
+ * Done with the module: counted in the pool (from the cache, or planned and
+ * maybe cached); a plan used is marked used (its time), one written makes
+ * the cache prune its oldest files.
+ */
 void ct_plancache_close(struct ct_plancache *pc) CT_HIDDEN;
 
 #endif

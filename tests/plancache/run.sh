@@ -15,6 +15,11 @@
 #   not-ours       a file others may write, a directory others may write, a
 #                  file of another user: ignored (and never written there)
 #   no-home        HOME unset: no cache at all
+#   info           info's "patch plans:" line: planned and cached, from the
+#                  cache, planned and not cached (--no-cache)
+#   prune          a run that writes a plan prunes the cache: unused for 30
+#                  days, beyond 256 files or 64 MiB (least recently used
+#                  first), stale temporary files; a plan used gets its time set
 # Environment: BUILD, CALLTRACE (or CT), PY, as for tests/run.sh.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
@@ -225,5 +230,75 @@ if ! grep -q 'plan cache' "$W/nohome.err"; then
 	ok no-home
 else
 	bad no-home "the cache was used without HOME" "$W/nohome.err"
+fi
+
+# info says where each module's plan came from
+for pair in "first:1 module planned and cached" "second:1 module from the cache" \
+	"optout:1 module planned, not cached"; do
+	name=${pair%%:*}
+	if run "$CT" info -i "$W/$name.data" >"$W/$name.info" 2>&1 &&
+		grep -qx "patch plans: ${pair#*:}" "$W/$name.info"; then
+		ok "info/$name"
+	else
+		bad "info/$name" "no line 'patch plans: ${pair#*:}'" "$W/$name.info"
+	fi
+done
+
+# pruning: 300 plans of the last 10 days, 5 unused for 40, temporary files
+rm -rf "$DIR" && mkdir -m 700 "$DIR"
+now=$(date +%s)
+dummy() { printf '%s/%040x-%016x.plan' "$DIR" "$1" "$1"; }
+for i in $(seq 1 305); do
+	f=$(dummy "$i")
+	echo x >"$f" && chmod 600 "$f"
+	if [ "$i" -le 300 ]; then
+		touch -d "@$((now - 864000 + i * 60))" "$f"
+	else
+		touch -d "@$((now - 40 * 86400))" "$f"
+	fi
+done
+echo x >"$DIR/.$(basename "$(dummy 1)").123.tmp" && touch -d "@$((now - 7200))" "$DIR/.$(basename "$(dummy 1)").123.tmp"
+echo x >"$DIR/.$(basename "$(dummy 2)").124.tmp"
+echo x >"$DIR/notes.txt"
+trace prune "$W/shapes" && said prune written || bad prune/record "record failed" "$W/prune.err"
+left=$(ls "$DIR" | grep -c '\.plan$')
+gone=0 kept=0
+for i in $(seq 1 305); do [ -e "$(dummy "$i")" ] || gone=$((gone + 1)); done
+for i in $(seq 46 300); do [ -e "$(dummy "$i")" ] && kept=$((kept + 1)); done
+if [ "$left" = 256 ] && [ -e "$PLAN" ] && [ "$gone" = 50 ] && [ "$kept" = 255 ]; then
+	ok prune/count-and-age
+else
+	ls -la "$DIR" >"$W/prune.ls" 2>&1
+	bad prune/count-and-age "$left plans left (want 256, the new one and the 255 newest), $gone removed (want 50)" "$W/prune.ls"
+fi
+if ! [ -e "$DIR/.$(basename "$(dummy 1)").123.tmp" ] && [ -e "$DIR/.$(basename "$(dummy 2)").124.tmp" ] &&
+	[ -e "$DIR/notes.txt" ]; then
+	ok prune/other-files
+else
+	ls -la "$DIR" >"$W/prune.ls" 2>&1
+	bad prune/other-files "a stale temporary file kept, or a fresh one or another file removed" "$W/prune.ls"
+fi
+
+# a plan used gets its time set (it is the least recently used that go)
+touch -d "@$((now - 20 * 86400))" "$PLAN"
+trace reused "$W/shapes" && said reused used
+if [ "$(stat -c %Y "$PLAN")" -ge "$now" ]; then
+	ok prune/used-is-recent
+else
+	bad prune/used-is-recent "the plan used kept its old time"
+fi
+
+# the size bound: two sparse 40 MiB plans, newer than all the rest: one stays
+truncate -s 40M "$(dummy 400)" "$(dummy 401)" && chmod 600 "$(dummy 400)" "$(dummy 401)"
+touch -d "@$((now - 60))" "$(dummy 400)"
+touch -d "@$((now - 120))" "$(dummy 401)"
+rm -f "$PLAN"
+trace big "$W/shapes" && said big written
+if [ -e "$PLAN" ] && [ -e "$(dummy 400)" ] && ! [ -e "$(dummy 401)" ] &&
+	[ "$(ls "$DIR" | grep -c '\.plan$')" = 2 ]; then
+	ok prune/size
+else
+	ls -la "$DIR" >"$W/big.ls" 2>&1
+	bad prune/size "not the new plan and the newest 40 MiB one alone" "$W/big.ls"
 fi
 finish

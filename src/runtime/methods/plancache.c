@@ -23,13 +23,22 @@
  * No cache in a secure (AT_SECURE) process, without HOME, or with
  * CALLTRACE_NO_CACHE=1 (record --no-cache). CALLTRACE_CACHE_DEBUG=1 says
  * on stderr what was done with each file (for the tests).
+ *
+ * The cache stays small: a run that uses a plan sets its file's time, and
+ * a run that writes one prunes the directory, least recently used first:
+ * plans unused for CT_PLAN_KEEP_DAYS days go, then the oldest until at most
+ * CT_PLAN_KEEP_FILES files and CT_PLAN_KEEP_BYTES bytes are left (the plan
+ * just written always stays), and temporary files a crashed writer left.
+ * What each module's plan came from is counted in the pool, for info.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../runtime.h"
@@ -39,6 +48,13 @@
 
 #define CT_PLAN_MAGIC	 "CTPLAN\0\1"
 #define CT_PLAN_MAX_FILE (64u << 20)
+
+/* What the cache keeps (see the top). */
+#define CT_PLAN_KEEP_DAYS  30
+#define CT_PLAN_KEEP_FILES 256
+#define CT_PLAN_KEEP_BYTES (64ull << 20)
+#define CT_PLAN_SCAN_MAX   4096 /* files looked at in one pruning */
+#define CT_PLAN_TMP_SECS   3600 /* a temporary file older than this was left by a crash */
 
 struct ct_plan_head {
 	char magic[8];
@@ -157,6 +173,7 @@ void ct_plancache_open(struct ct_plancache *pc, const struct dl_phdr_info *info,
 	pc->dir = -1;
 	pc->key_len = 0;
 	pc->data = NULL;
+	pc->offered = pc->save_tried = pc->saved = 0;
 	if (ct_plan_disabled() || !ct_build_id_hex(info, id, sizeof(id)))
 		return;
 	dl_iterate_phdr(ct_find_self, &self);
@@ -273,6 +290,7 @@ const struct ct_plan_rec *ct_plancache_records(struct ct_plancache *pc, size_t *
 		return NULL;
 	}
 	*n = count;
+	pc->offered = 1;
 	return r;
 }
 
@@ -322,6 +340,7 @@ void ct_plancache_save(struct ct_plancache *pc, const struct ct_plan_rec *r, siz
 	};
 	static const char zeros[8];
 	char tmp[128];
+	pc->save_tried = 1;
 	if (!pc->usable || n > CT_PLAN_MAX_FILE / sizeof(*r))
 		return;
 	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", pc->name, (long)getpid());
@@ -342,11 +361,120 @@ void ct_plancache_save(struct ct_plancache *pc, const struct ct_plan_rec *r, siz
 		unlinkat(pc->dir, tmp, 0);
 		return;
 	}
+	pc->saved = 1;
 	ct_plan_debug(pc, "written");
+}
+
+/* ---- keeping the cache small ---------------------------------------------- */
+
+struct ct_plan_file {
+	time_t used; /* its mtime: set when written or used */
+	off_t size;
+	char name[96];
+};
+
+/* A name plancache.c gives: hex digits and '-', then ".plan"; else a temporary file of ours. */
+static int ct_plan_file_kind(const char *name)
+{
+	size_t len = strlen(name), hex = strspn(name, "0123456789abcdef-");
+	if (len > 5 && len < sizeof(((struct ct_plan_file *)0)->name) && hex == len - 5 &&
+	    !strcmp(name + hex, ".plan"))
+		return 'p';
+	if (name[0] == '.' && len > 5 && !strcmp(name + len - 4, ".tmp") && strstr(name, ".plan."))
+		return 't';
+	return 0;
+}
+
+static int ct_plan_newer_first(const void *a, const void *b)
+{
+	const struct ct_plan_file *x = a, *y = b;
+	return (x->used < y->used) - (x->used > y->used);
+}
+
+/*
+ * The plans in the directory (regular files of ours, by their names), with
+ * those unused for too long and stale temporary files removed on the way.
+ */
+static size_t ct_plan_list(int dir, struct ct_plan_file *out, size_t room)
+{
+	int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	time_t now = time(NULL);
+	size_t n = 0;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (n < room && (e = readdir(d))) {
+		struct stat st;
+		int kind = ct_plan_file_kind(e->d_name);
+		if (!kind || fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		if (kind == 't') {
+			if (now - st.st_mtime > CT_PLAN_TMP_SECS)
+				unlinkat(dir, e->d_name, 0);
+		} else if (now - st.st_mtime > (time_t)CT_PLAN_KEEP_DAYS * 86400) {
+			unlinkat(dir, e->d_name, 0);
+		} else {
+			out[n].used = st.st_mtime;
+			out[n].size = st.st_size;
+			snprintf(out[n].name, sizeof(out[n].name), "%s", e->d_name);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * The most recently used plans are kept while they fit the bounds; from the
+ * first that does not, every older one goes. keep (just written) stays.
+ */
+static void ct_plan_prune(int dir, const char *keep)
+{
+	struct ct_plan_file *f = malloc(CT_PLAN_SCAN_MAX * sizeof(*f));
+	unsigned long long bytes = 0;
+	size_t kept = 0;
+	int full = 0;
+
+	if (!f)
+		return;
+	size_t n = ct_plan_list(dir, f, CT_PLAN_SCAN_MAX);
+	qsort(f, n, sizeof(*f), ct_plan_newer_first);
+	for (size_t i = 0; i < n; i++) {
+		bytes += (unsigned long long)f[i].size;
+		full |= ++kept > CT_PLAN_KEEP_FILES || bytes > CT_PLAN_KEEP_BYTES;
+		if (full && strcmp(f[i].name, keep))
+			unlinkat(dir, f[i].name, 0);
+	}
+	free(f);
+}
+
+/* What this module's plan came from, for info's "patch plans:" line. */
+static void ct_plan_count(const struct ct_plancache *pc)
+{
+	if (!ct_ctl)
+		return;
+	if (pc->offered && !pc->save_tried) {
+		atomic_fetch_add(&ct_ctl->plans_cached, 1);
+	} else if (pc->save_tried) {
+		atomic_fetch_add(&ct_ctl->plans_made, 1);
+		if (pc->saved)
+			atomic_fetch_add(&ct_ctl->plans_saved, 1);
+	}
 }
 
 void ct_plancache_close(struct ct_plancache *pc)
 {
+	ct_plan_count(pc);
+	if (pc->dir >= 0 && pc->offered && !pc->save_tried)
+		utimensat(pc->dir, pc->name, NULL, AT_SYMLINK_NOFOLLOW);
+	if (pc->dir >= 0 && pc->saved)
+		ct_plan_prune(pc->dir, pc->name);
 	if (pc->dir >= 0)
 		close(pc->dir);
 	free(pc->data);
