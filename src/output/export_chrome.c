@@ -75,13 +75,8 @@ static void ct_cr_quote_out(struct ct_cr *r, const char *s)
 static const char *ct_cr_name(struct ct_cr *r, uint32_t func, uint32_t *len)
 {
 	if (func >= r->nnames) {
-		size_t n = r->nnames ? r->nnames : 256;
-		while (n <= func)
-			n *= 2;
-		r->names = ct_realloc(r->names, n * sizeof(*r->names));
-		r->name_len = ct_realloc(r->name_len, n * sizeof(*r->name_len));
-		memset(r->names + r->nnames, 0, (n - r->nnames) * sizeof(*r->names));
-		r->nnames = n;
+		r->names = ct_table_fit(r->names, &r->nnames, func, sizeof(*r->names));
+		r->name_len = ct_realloc(r->name_len, r->nnames * sizeof(*r->name_len));
 	}
 	if (!r->names[func]) {
 		const struct ct_func *fn = ct_symbols_func(r->x->sym, func);

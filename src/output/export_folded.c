@@ -90,14 +90,8 @@ static const struct ct_sink ct_fd_sink = {
 
 static const char *ct_fd_name(struct ct_fd *d, uint32_t func)
 {
-	if (func >= d->nnames) {
-		size_t n = d->nnames ? d->nnames : 256;
-		while (n <= func)
-			n *= 2;
-		d->names = ct_realloc(d->names, n * sizeof(*d->names));
-		memset(d->names + d->nnames, 0, (n - d->nnames) * sizeof(*d->names));
-		d->nnames = n;
-	}
+	if (func >= d->nnames)
+		d->names = ct_table_fit(d->names, &d->nnames, func, sizeof(*d->names));
 	if (!d->names[func]) {
 		const struct ct_func *fn = ct_symbols_func(d->x->sym, func);
 		const char *name = fn && fn->name && *fn->name ? fn->name : "?";

@@ -440,14 +440,8 @@ static void ct_pf_begin_named(struct ct_pf *f, uint64_t delta, uint32_t func, co
 	const struct ct_func *fn = ct_symbols_func(f->x->sym, func);
 	uint64_t iid = (uint64_t)func + 1;
 
-	if (func >= f->nnamed) {
-		size_t n = f->nnamed ? f->nnamed : 256;
-		while (n <= func)
-			n *= 2;
-		f->named = ct_realloc(f->named, n * sizeof(*f->named));
-		memset(f->named + f->nnamed, 0, (n - f->nnamed) * sizeof(*f->named));
-		f->nnamed = n;
-	}
+	if (func >= f->nnamed)
+		f->named = ct_table_fit(f->named, &f->nnamed, func, sizeof(*f->named));
 	f->named[func] = f->seq;
 	pb_put_varint(&f->m, F_PKT_TIMESTAMP, delta);
 	pb_put_varint(&f->m, F_PKT_SEQ_ID, f->seq);

@@ -94,14 +94,8 @@ static uint32_t ct_flame_add_fn(struct ct_flame *fl, const char *name, const cha
 /* The function table's entry for a ct_symbols_func id. */
 static uint32_t ct_flame_fn(struct ct_flame *fl, uint32_t id)
 {
-	if (id >= fl->nfn_of) {
-		size_t n = fl->nfn_of ? fl->nfn_of : 256;
-		while (n <= id)
-			n *= 2;
-		fl->fn_of = ct_realloc(fl->fn_of, n * sizeof(*fl->fn_of));
-		memset(fl->fn_of + fl->nfn_of, 0, (n - fl->nfn_of) * sizeof(*fl->fn_of));
-		fl->nfn_of = n;
-	}
+	if (id >= fl->nfn_of)
+		fl->fn_of = ct_table_fit(fl->fn_of, &fl->nfn_of, id, sizeof(*fl->fn_of));
 	if (!fl->fn_of[id]) {
 		const struct ct_func *f = ct_symbols_func(fl->sym, id);
 		uint32_t fn;

@@ -52,14 +52,7 @@ struct ct_report {
 
 static struct ct_fstat *ct_stat_grow(struct ct_stats *s, uint32_t id)
 {
-	{
-		size_t n = s->nst ? s->nst : 256;
-		while (n <= id)
-			n *= 2;
-		s->st = ct_realloc(s->st, n * sizeof(*s->st));
-		memset(s->st + s->nst, 0, (n - s->nst) * sizeof(*s->st));
-		s->nst = n;
-	}
+	s->st = ct_table_fit(s->st, &s->nst, id, sizeof(*s->st));
 	return &s->st[id];
 }
 
@@ -70,14 +63,8 @@ static inline struct ct_fstat *ct_stat_for(struct ct_stats *s, uint32_t id)
 
 static void ct_count_symbol(struct ct_stats *s, uint32_t id)
 {
-	if (id >= s->nsym) {
-		size_t n = s->nsym ? s->nsym : 256;
-		while (n <= id)
-			n *= 2;
-		s->sym_calls = ct_realloc(s->sym_calls, n * sizeof(*s->sym_calls));
-		memset(s->sym_calls + s->nsym, 0, (n - s->nsym) * sizeof(*s->sym_calls));
-		s->nsym = n;
-	}
+	if (id >= s->nsym)
+		s->sym_calls = ct_table_fit(s->sym_calls, &s->nsym, id, sizeof(*s->sym_calls));
 	s->sym_calls[id]++;
 }
 

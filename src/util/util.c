@@ -62,6 +62,17 @@ void *ct_realloc(void *p, size_t n)
 	return ct_check_alloc(realloc(p, n ? n : 1));
 }
 
+void *ct_table_fit(void *p, size_t *n, size_t i, size_t size)
+{
+	size_t m = *n ? *n : 256;
+	while (m <= i)
+		m *= 2;
+	p = ct_realloc(p, m * size);
+	memset((char *)p + *n * size, 0, (m - *n) * size);
+	*n = m;
+	return p;
+}
+
 char *ct_strdup(const char *s)
 {
 	return ct_check_alloc(strdup(s));

@@ -26,6 +26,12 @@ _Noreturn void ct_die(int status, const char *fmt, ...) __attribute__((format(pr
 void *ct_malloc(size_t n);
 void *ct_calloc(size_t n, size_t size);
 void *ct_realloc(void *p, size_t n);
+/*
+ * A table indexed by an id (a function's, a symbol's) made to hold index i:
+ * the array p of *n elements of size bytes, grown by doubling (from 256),
+ * the new elements zeroed. Returns the array; *n is its new length.
+ */
+void *ct_table_fit(void *p, size_t *n, size_t i, size_t size);
 char *ct_strdup(const char *s);
 char *ct_strndup(const char *s, size_t n);
 char *ct_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
