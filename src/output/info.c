@@ -112,6 +112,11 @@ static int ct_info_quiet(const char *quiet, uint32_t instance)
 	return 0;
 }
 
+int ct_instance_quiet(const struct ct_trace *t, uint32_t instance)
+{
+	return ct_info_quiet(ct_trace_meta(t, "quiet_instances"), instance);
+}
+
 /*
  * "processes:  652 (3 traced, 649 ran no traced code)": the processes that
  * only ran untraced code (a shell, the compilers make runs) are counted, not

@@ -45,6 +45,8 @@ const char *ct_untraced_why(uint32_t reason, int32_t err, char *buf, size_t len)
 void ct_untraced_line(const struct ct_untraced_info *u, char *buf, size_t len);
 enum ct_mark_kind ct_mark_text(struct ct_symbols *sym, uint32_t instance,
 			       const struct ct_event *ev, char *buf, size_t len);
+/* info.c: did this image record no call (META quiet_instances)? info lists it not, replay only its marks */
+int ct_instance_quiet(const struct ct_trace *t, uint32_t instance);
 /* replay.c: how a process began: "forked from pid 12", "after exec", "started by pid 12", or "" */
 void ct_process_origin(const struct ct_trace *t, const struct ct_process_info *p, char *buf,
 		       size_t len);

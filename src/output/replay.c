@@ -53,9 +53,24 @@ struct ct_replay {
 	struct ct_values_cache values;
 	char tid_col[16]; /* " [  4711] | " */
 	size_t tid_col_len;
+	/*
+	 * The "# thread" line of an image that recorded no call (a shell that
+	 * ran no traced code: info counts it, lists it not) waits for a line
+	 * to head: its marks (an exec, a spawn) show, an empty section not.
+	 */
+	char header[4200];
+	int header_due;
 };
 
 static void ct_flush_held(struct ct_replay *r);
+
+static void ct_put_header(struct ct_replay *r)
+{
+	r->header_due = 0;
+	if (r->ro->threads++ && !r->ro->live)
+		ct_out_char(r->out_, '\n');
+	ct_out_str(r->out_, r->header);
+}
 
 /* Live: before a thread prints, the one that printed last shows what it holds back. */
 static void ct_take_turn(struct ct_replay *r)
@@ -70,6 +85,8 @@ static void ct_take_turn(struct ct_replay *r)
 
 static void ct_line_start(struct ct_replay *r, uint64_t clock, const uint64_t *ticks)
 {
+	if (r->header_due)
+		ct_put_header(r);
 	struct ct_out *o = r->out_;
 
 	if (r->o->timestamps) {
@@ -319,39 +336,40 @@ static void ct_replay_thread_begin(void *ctx, const struct ct_thread_info *th)
 {
 	struct ct_replay *r = ctx;
 	const struct ct_process_info *p = ct_trace_process(r->t, th->instance);
-	char line[4200];
+	char *line = r->header;
+	const size_t room = sizeof(r->header);
 	int n;
 
 	ct_take_turn(r);
 	r->th = th;
 	r->held = 0;
 	r->tid_col_len = (size_t)snprintf(r->tid_col, sizeof(r->tid_col), " [%6d] | ", th->tid);
-	if (r->ro->threads++ && !r->ro->live)
-		ct_out_char(r->out_, '\n');
-	n = snprintf(line, sizeof(line), "%s# thread %d, process %d", ct_c_dim, th->tid, th->pid);
+	n = snprintf(line, room, "%s# thread %d, process %d", ct_c_dim, th->tid, th->pid);
 	if (p)
-		n += snprintf(line + n, sizeof(line) - (size_t)n, " (%s)", p->exe);
+		n += snprintf(line + n, room - (size_t)n, " (%s)", p->exe);
 	const char *name = ct_trace_thread_name(r->t, th);
 	if (name)
-		n += snprintf(line + n, sizeof(line) - (size_t)n, ", \"%s\"", name);
+		n += snprintf(line + n, room - (size_t)n, ", \"%s\"", name);
 	if (p && th->tid == th->pid) {
 		char origin[128];
 		ct_process_origin(r->t, p, origin, sizeof(origin));
 		if (origin[0])
-			n += snprintf(line + n, sizeof(line) - (size_t)n, ", %s", origin);
+			n += snprintf(line + n, room - (size_t)n, ", %s", origin);
 	}
 	if (th->snapshot)
-		n += snprintf(line + n, sizeof(line) - (size_t)n, ", snapshot %u", th->snapshot);
+		n += snprintf(line + n, room - (size_t)n, ", snapshot %u", th->snapshot);
 	if (th->lost) {
 		char cnt[32];
 		ct_fmt_count(cnt, sizeof(cnt), th->lost);
 		/* the recorder had to let waiting threads drop: say what would keep them */
 		const char *why = r->t->end.starved ? " (buffer full: raise --buffer-size)" : "";
-		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s, %s events lost%s%s", ct_c_red,
+		n += snprintf(line + n, room - (size_t)n, "%s, %s events lost%s%s", ct_c_red,
 			      cnt, why, ct_c_dim);
 	}
-	snprintf(line + n, sizeof(line) - (size_t)n, "%s\n", ct_c_reset);
-	ct_out_str(r->out_, line);
+	snprintf(line + n, room - (size_t)n, "%s\n", ct_c_reset);
+	r->header_due = 1;
+	if (!ct_instance_quiet(r->t, th->instance))
+		ct_put_header(r);
 }
 
 static void ct_replay_thread_end(void *ctx, const struct ct_thread_info *th)

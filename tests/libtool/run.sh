@@ -20,6 +20,8 @@
 #              and calls system(): the child's exact counts, the spawn and
 #              system marks in the parent's tree, the count line in info; a
 #              command line of 3,000 characters is shortened in info.
+#   replay/*   no section of replay without a line under it (a process that
+#              ran no traced code shows only with its marks).
 # Prints `ok ...` or `FAIL libtool/...: REASON`, then `N passed, N failed`.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
@@ -179,4 +181,20 @@ if ! grep -q "^  pid .* spawner child $X… (3,014 characters)" "$W/sp.info"; th
 else
 	ok spawn/info-cmdline
 fi
+
+# replay: no section without a line under it (an image that ran no traced code
+# shows only if it left marks: a fork, an exec); the traced ones all show
+for name in sp sh; do
+	run "$CT" replay -i "$W/$name.data" >"$W/$name.replay" 2>&1
+	empty=$(awk '/^# thread/ { if (h) n++; h = 1; next } /^$/ { next } { h = 0 } END { print n + h }' "$W/$name.replay")
+	shown=$(grep -c '^# thread [0-9]*, process [0-9]* ' "$W/$name.replay")
+	traced=$(sed -n 's/^processes: *[0-9]* (\([0-9]*\) traced.*/\1/p' "$W/$name.info")
+	if [ "$empty" != 0 ]; then
+		bad "replay/$name-no-empty-section" "$empty sections with nothing under them" "$W/$name.replay"
+	elif [ "$shown" -lt "${traced:-1}" ]; then
+		bad "replay/$name-no-empty-section" "$shown sections for $traced traced processes" "$W/$name.replay"
+	else
+		ok "replay/$name-no-empty-section"
+	fi
+done
 finish
