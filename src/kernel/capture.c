@@ -29,7 +29,19 @@ static uint64_t ct_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* perf time (ns) -> TSC, the inverse of time_zero + tsc * mult >> shift */
+/*
+ * perf time (ns) -> TSC, the inverse of the kernel's time_zero + tsc * mult >>
+ * shift (computed as quot * mult + (rem * mult >> shift), modulo 2^64: time_zero
+ * may be "negative"). Split so that neither shift overflows: d / mult is at
+ * most d >> 31 or so, d % mult < 2^32.
+ */
+uint64_t ct_kperf_time_to_tsc(uint64_t t, uint64_t zero, uint32_t mult, uint16_t shift)
+{
+	uint64_t d = t - zero;
+	uint64_t q = d / mult, r = d % mult;
+	return (q << shift) + (r << shift) / mult;
+}
+
 static uint64_t ct_perf_to_tsc(const struct ct_kernel *k, uint64_t t)
 {
 	if (k->clock != CT_CLOCK_TSC)
@@ -38,9 +50,7 @@ static uint64_t ct_perf_to_tsc(const struct ct_kernel *k, uint64_t t)
 		double d = ((double)t - (double)k->fit_mono0) * k->fit_ticks_per_ns;
 		return (uint64_t)((double)k->fit_tsc0 + d);
 	}
-	uint64_t d = t - k->time_zero;
-	uint64_t q = d / k->time_mult, r = d % k->time_mult;
-	return (q << k->time_shift) + (r << k->time_shift) / k->time_mult;
+	return ct_kperf_time_to_tsc(t, k->time_zero, k->time_mult, k->time_shift);
 }
 
 static uint64_t ct_trace_now(const struct ct_kernel *k)

@@ -85,6 +85,8 @@ struct ct_kernel {
 
 int ct_kperf_open(struct ct_kernel *k, char *why, size_t whylen);
 int ct_kperf_tsc_params(struct ct_kernel *k);
+/* A perf time put on the TSC by the page's time_zero, time_mult, time_shift. */
+uint64_t ct_kperf_time_to_tsc(uint64_t t, uint64_t zero, uint32_t mult, uint16_t shift);
 void ct_kperf_why(char *why, size_t whylen, int err);
 void ct_kcpu_close(struct ct_kcpu *c);
 void ct_kperf_close(struct ct_kernel *k);
