@@ -96,6 +96,19 @@ static void ct_kwrap_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 		kw->inner->mark(kw->ictx, ev, depth);
 }
 
+/* A call dropped with all under it (-N, -D): its records go with it. */
+static void ct_kwrap_dropped(void *ctx, uint64_t enter_clock, uint64_t exit_clock)
+{
+	struct ct_kwrap *kw = ctx;
+	if (!kw->keep_dropped) {
+		ct_kwrap_to(kw, enter_clock);
+		while (kw->next < kw->end && kw->next->start < exit_clock)
+			kw->next++;
+	}
+	if (kw->inner->dropped)
+		kw->inner->dropped(kw->ictx, enter_clock, exit_clock);
+}
+
 static void ct_kwrap_thread_end(void *ctx, const struct ct_thread_info *th)
 {
 	struct ct_kwrap *kw = ctx;
@@ -110,6 +123,7 @@ const struct ct_sink ct_kwrap_sink = {
 	.exit = ct_kwrap_exit,
 	.mark = ct_kwrap_mark,
 	.thread_end = ct_kwrap_thread_end,
+	.dropped = ct_kwrap_dropped,
 };
 
 int ct_kwrap_init(struct ct_kwrap *kw, struct ct_trace *t, const struct ct_filter *f,
@@ -126,11 +140,24 @@ int ct_kwrap_init(struct ct_kwrap *kw, struct ct_trace *t, const struct ct_filte
 	return 1;
 }
 
-int ct_walk_run_kernel(struct ct_walk *w, const struct ct_sink *sink, void *ctx,
-		       ct_kernel_cb kernel)
+static int ct_walk_run_kwrap(struct ct_walk *w, const struct ct_sink *sink, void *ctx,
+			     ct_kernel_cb kernel, int keep_dropped)
 {
 	struct ct_kwrap kw;
 	if (!ct_kwrap_init(&kw, ct_walk_trace(w), ct_walk_filter(w), sink, ctx, kernel))
 		return ct_walk_run(w, sink, ctx);
+	kw.keep_dropped = keep_dropped;
 	return ct_walk_run(w, &ct_kwrap_sink, &kw);
+}
+
+int ct_walk_run_kernel(struct ct_walk *w, const struct ct_sink *sink, void *ctx,
+		       ct_kernel_cb kernel)
+{
+	return ct_walk_run_kwrap(w, sink, ctx, kernel, 0);
+}
+
+int ct_walk_run_kernel_time(struct ct_walk *w, const struct ct_sink *sink, void *ctx,
+			    ct_kernel_cb kernel)
+{
+	return ct_walk_run_kwrap(w, sink, ctx, kernel, 1);
 }

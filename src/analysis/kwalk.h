@@ -6,7 +6,10 @@
  * before, at the depth of the calls shown open then: a record made inside a
  * call lands inside it. The filters treat a record like a call made there:
  * -F (only under a match), -D (its depth), -t (its duration), --since and
- * --until; a record under a call -N hides is shown in the nearest shown call.
+ * --until. A record made under a call -N (or -D) drops is dropped with it,
+ * like the calls under it; the commands that count time (report, flame) take
+ * it in the nearest shown call instead, where the dropped call's time goes
+ * too (its caller's own time), so that on-CPU + off-CPU stays the wall time.
  */
 #ifndef CT_ANALYSIS_KWALK_H
 #define CT_ANALYSIS_KWALK_H
@@ -25,6 +28,7 @@ struct ct_kwrap {
 	const struct ct_kernel_rec *next, *end; /* the thread's records not passed yet */
 	uint32_t depth;				/* where a record made now is shown */
 	uint32_t nopen;				/* shown calls open */
+	int keep_dropped; /* records under a dropped call: passed in the nearest shown call */
 };
 
 extern const struct ct_sink ct_kwrap_sink;
@@ -39,5 +43,11 @@ int ct_kwrap_init(struct ct_kwrap *kw, struct ct_trace *t, const struct ct_filte
 /* ct_walk_run through kw when the trace has kernel records, else into sink directly. */
 int ct_walk_run_kernel(struct ct_walk *w, const struct ct_sink *sink, void *ctx,
 		       ct_kernel_cb kernel);
+/*
+ * The same for a command that counts time: a dropped call's records are
+ * passed in the nearest shown call, as its time is counted there.
+ */
+int ct_walk_run_kernel_time(struct ct_walk *w, const struct ct_sink *sink, void *ctx,
+			    ct_kernel_cb kernel);
 
 #endif

@@ -312,6 +312,9 @@ void ct_walk_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_t exit_
 		ct_flush_pending(tw, depth);
 		ct_give_pending_enter(tw, f);
 	}
+	if (f->vis == CT_DROPPED && tw->sink->dropped &&
+	    !(depth && tw->stack[depth - 1].vis == CT_DROPPED))
+		tw->sink->dropped(tw->ctx, f->enter_clock, exit_clock);
 	if (f->vis != CT_SHOWN)
 		return;
 	struct ct_call c;

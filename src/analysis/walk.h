@@ -61,6 +61,11 @@ struct ct_sink {
 	/* an extended record worth showing (CT_EXT_LOST, CT_EXT_CRASH) */
 	void (*mark)(void *ctx, const struct ct_event *ev, uint32_t depth);
 	void (*thread_end)(void *ctx, const struct ct_thread_info *th);
+	/*
+	 * A call dropped with everything under it (-N, -D) closed: the outermost
+	 * of such, from its enter to its exit (kwalk.c hides its kernel records)
+	 */
+	void (*dropped)(void *ctx, uint64_t enter_clock, uint64_t exit_clock);
 };
 
 struct ct_filter {

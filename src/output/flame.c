@@ -238,7 +238,7 @@ struct ct_flame *ct_flame_build(struct ct_trace *t, struct ct_symbols *sym, stru
 	if (!t->nkrecs)
 		fl->weight = CT_FLAME_WALL;
 	ct_stacks_init(&fl->tree, ct_flame_add_fn(fl, "all", NULL, NULL));
-	*rc = ct_walk_run_kernel(w, &ct_flame_sink, fl, ct_flame_kernel) < 0 ? -1 : 0;
+	*rc = ct_walk_run_kernel_time(w, &ct_flame_sink, fl, ct_flame_kernel) < 0 ? -1 : 0;
 	free(fl->stack);
 	free(fl->off_own);
 	free(fl->off_all);

@@ -456,7 +456,7 @@ int ct_report(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FIL
 	r.kernel = t->nkrecs && !ct_walk_filter(w)->no_kernel;
 	if (o->per_thread && o->json)
 		fputs("[\n", out); /* one array per thread, in an array */
-	int rc = ct_walk_run_kernel(w, &ct_report_sink, &r, ct_report_kernel);
+	int rc = ct_walk_run_kernel_time(w, &ct_report_sink, &r, ct_report_kernel);
 	if (!o->per_thread)
 		ct_print(&r, &r.all, 1);
 	else if (o->json)

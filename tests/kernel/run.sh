@@ -224,6 +224,30 @@ else
 	bad filters/only "-F nap_ms: $o kernel lines outside it, $n clock_nanosleep in it" f.txt
 fi
 
+# -N hides a function with what it calls: its system calls and off-CPU time too
+# (made in nap_ms); report and flame count them where they count its time, in
+# the nearest shown call (sleeper's own time)
+timeout -k 5 $T "$CT" replay -i sleep.data --color=never -N nap_ms >hide.txt 2>&1
+n=$(grep -c 'clock_nanosleep' hide.txt)
+if grep -q 'sleeper()' hide.txt && ! grep -q 'nap_ms' hide.txt && [ "$n" = 0 ]; then
+	ok filters/hide
+else
+	bad filters/hide "-N nap_ms: $n kernel lines of nap_ms still shown" hide.txt
+fi
+timeout -k 5 $T "$CT" report -i sleep.data -N nap_ms --json >hide.json 2>&1
+if "$PY" - hide.json <<'EOF'; then
+import json, sys
+rows = json.load(open(sys.argv[1]))
+rows = rows.get('functions', rows) if isinstance(rows, dict) else rows
+assert not [r for r in rows if r.get('name') == 'nap_ms'], 'nap_ms shown'
+s = [r for r in rows if r.get('name') == 'sleeper'][0]
+assert s['offcpu_ns'] >= 180e6, s
+EOF
+	ok filters/hide-report
+else
+	bad filters/hide-report "report -N nap_ms: sleeper's off-CPU time is not its hidden callee's" hide.json
+fi
+
 timeout -k 5 $T "$CT" report -i sleep.data --color=never --no-kernel >rnk.txt 2>&1
 if grep -q ' sleeper$' rnk.txt && ! grep -qi 'off-cpu' rnk.txt; then
 	ok filters/report-no-kernel
@@ -369,6 +393,23 @@ if [ "$st" = 2 ] && [ "$(wc -l <ring.err)" = 1 ] && grep -q -- '--kernel' ring.e
 	ok ring-refused
 else
 	bad ring-refused "status $st, want 2 and one line" ring.err
+fi
+
+# ---- the perf clock's own conversion to the TSC (time_zero, cap_user_time_zero), by its
+# arithmetic with known mult/shift/zero: this machine's perf clock publishes none ----
+# shellcheck disable=SC2046,SC2086 # word lists: the objects, the libraries, the sanitizers
+if gcc -std=gnu11 -O1 -g -Wall -Wextra -D_GNU_SOURCE ${CT_SAN_FLAGS:-} -I"$ROOT" -o kclock \
+	"$ROOT/tests/unit/test_kclock.c" $(tool_objects) \
+	$(pkg-config --libs libdw libelf libzstd) -lZydis -lstdc++ -lm -ldl 2>kclock.err; then
+	timeout -k 5 $T ./kclock >kclock.out 2>&1
+	st=$?
+	if [ "$st" = 0 ] && [ "$(grep -c '^ok ' kclock.out)" = 3 ]; then
+		ok clock/tsc-arith
+	else
+		bad clock/tsc-arith "status $st" kclock.out
+	fi
+else
+	bad clock/tsc-arith "tests/unit/test_kclock.c does not build" kclock.err
 fi
 
 # ---- a version 2 trace still reads ----
