@@ -69,7 +69,7 @@ const char *ct_untraced_why(uint32_t reason, int32_t err, char *buf, size_t len)
 	case CT_UNTRACED_SECURE:
 		return "setuid or setgid (the loader ignores LD_PRELOAD)";
 	case CT_UNTRACED_FOREIGN:
-		return "not an x86-64 program (no runtime for it)";
+		return "built for another architecture (no runtime for it)";
 	case CT_UNTRACED_NO_POOL:
 		snprintf(buf, len, "%s (the recording's shared memory could not be handed on)",
 			 err > 0 ? strerror(err) : "no access");
