@@ -22,6 +22,8 @@
 #              command line of 3,000 characters is shortened in info.
 #   replay/*   no section of replay without a line under it (a process that
 #              ran no traced code shows only with its marks).
+#   starts/*   system() in two threads while two others posix_spawn: each
+#              system mark names the shell that ran its child.
 # Prints `ok ...` or `FAIL libtool/...: REASON`, then `N passed, N failed`.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
@@ -180,6 +182,27 @@ if ! grep -q "^  pid .* spawner child $X… (3,014 characters)" "$W/sp.info"; th
 	bad spawn/info-cmdline "the long command line is not shortened to 200 characters" "$W/sp.info"
 else
 	ok spawn/info-cmdline
+fi
+
+# ---- processes started in a crowd (starts.c) ---------------------------------
+ST=$W/starts
+if ! run gcc -g -O1 -pthread -o "$ST" "$HERE"/starts.c 2>"$W/starts.err"; then
+	bad starts/build "gcc failed" "$W/starts.err"
+	finish
+fi
+# system() in two threads while two others spawn /bin/true: each mark names its own shell
+if ! run "$CT" record -o "$W/race.data" "$ST" race >"$W/race.out" 2>&1; then
+	bad starts/system-race "record failed" "$W/race.out"
+else
+	run "$CT" replay -i "$W/race.data" >"$W/race.replay" 2>&1
+	grep -oE '\+\+\+ system: process [0-9]+' "$W/race.replay" | grep -oE '[0-9]+$' | sort >"$W/race.marked"
+	sed -nE 's/^# thread [0-9]+, process ([0-9]+) .*after exec$/\1/p' "$W/race.replay" | sort >"$W/race.shells"
+	if [ "$(wc -l <"$W/race.marked")" = 10 ] && cmp -s "$W/race.marked" "$W/race.shells"; then
+		ok starts/system-race
+	else
+		bad starts/system-race "the system marks do not name the 10 shells that ran the child" \
+			<(diff "$W/race.marked" "$W/race.shells")
+	fi
 fi
 
 # replay: no section without a line under it (an image that ran no traced code

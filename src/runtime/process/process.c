@@ -21,21 +21,23 @@
  *
  * posix_spawn, system: the parent says which child it started (no wrapper
  * of ours runs in that child before its exec): posix_spawn's pid and argv;
- * system()'s child found among the images that noted their start in the
- * pool (its /bin/sh, whose parent we are), since glibc's system calls an
- * internal posix_spawn no wrapper sees.
+ * system() is run here through posix_spawn, for its child's pid (glibc's
+ * calls an internal spawn no wrapper sees).
  *
  * _exit, quick_exit: what the destructor would have said (lost events,
  * modules loaded since) is said before the process goes.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../runtime.h"
@@ -360,31 +362,99 @@ CT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_
 	return ct_spawn_as("posix_spawnp", pid, file, fa, attr, argv, envp);
 }
 
-/* The first image noted since `from` whose parent is this process: system()'s shell. */
-static pid_t ct_started_child(uint32_t from)
+/*
+ * system() run here: the C library's starts its shell through an internal
+ * spawn no wrapper of ours sees, so its child could only be guessed (an
+ * image noted with us as its parent, maybe another thread's child of the
+ * same moment). A traced image therefore runs the shell itself, as system()
+ * is specified to: SIGINT and SIGQUIT ignored (counted, for threads that run
+ * it at once) and SIGCHLD blocked in the caller while it waits; the child
+ * with the caller's mask, those two at their defaults unless they were
+ * ignored; /bin/sh -c; 127 as the status if the shell could not be started.
+ * The child's pid is the spawn's own.
+ */
+static pthread_mutex_t ct_system_lock = PTHREAD_MUTEX_INITIALIZER;
+static int ct_system_users;
+static struct sigaction ct_system_intr, ct_system_quit;
+
+static void ct_system_ignore_signals(sigset_t *reset)
 {
-	uint32_t now = atomic_load(&ct_ctl->started_count);
-	int32_t self = (int32_t)getpid();
-	if (now - from > CT_STARTED_RING)
-		from = now - CT_STARTED_RING;
-	for (; from != now; from++) {
-		uint32_t at = from % CT_STARTED_RING;
-		if (atomic_load(&ct_ctl->started[at].ppid) == self)
-			return atomic_load(&ct_ctl->started[at].pid);
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigemptyset(&ign.sa_mask);
+	pthread_mutex_lock(&ct_system_lock);
+	if (ct_system_users++ == 0) {
+		ct_real_sigaction(SIGINT, &ign, &ct_system_intr);
+		ct_real_sigaction(SIGQUIT, &ign, &ct_system_quit);
 	}
-	return 0;
+	sigemptyset(reset);
+	if (ct_system_intr.sa_handler != SIG_IGN)
+		sigaddset(reset, SIGINT);
+	if (ct_system_quit.sa_handler != SIG_IGN)
+		sigaddset(reset, SIGQUIT);
+	pthread_mutex_unlock(&ct_system_lock);
+}
+
+static void ct_system_restore_signals(void *unused)
+{
+	(void)unused;
+	pthread_mutex_lock(&ct_system_lock);
+	if (--ct_system_users == 0) {
+		ct_real_sigaction(SIGINT, &ct_system_intr, NULL);
+		ct_real_sigaction(SIGQUIT, &ct_system_quit, NULL);
+	}
+	pthread_mutex_unlock(&ct_system_lock);
+}
+
+/* Start /bin/sh -c command (*child its pid), wait for it: its wait status. */
+static int ct_run_shell(const char *command, pid_t *child)
+{
+	char *argv[] = { "sh", "-c", "--", (char *)command, NULL };
+	sigset_t chld, mask, reset;
+	posix_spawnattr_t attr;
+	int status = -1, err;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	ct_system_ignore_signals(&reset);
+	pthread_sigmask(SIG_BLOCK, &chld, &mask);
+	pthread_cleanup_push(ct_system_restore_signals, NULL);
+	err = posix_spawnattr_init(&attr);
+	if (!err) {
+		posix_spawnattr_setsigmask(&attr, &mask);
+		posix_spawnattr_setsigdefault(&attr, &reset);
+		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+		err = ((ct_spawn_fn)ct_next("posix_spawn"))(child, "/bin/sh", NULL, &attr, argv,
+							    environ);
+		posix_spawnattr_destroy(&attr);
+	}
+	if (err) {
+		*child = 0;
+		status = 127 << 8; /* as if the shell had exited 127 */
+	} else {
+		while (waitpid(*child, &status, 0) < 0)
+			if (errno != EINTR) {
+				status = -1;
+				break;
+			}
+	}
+	pthread_cleanup_pop(1);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	if (err)
+		errno = err;
+	return status;
 }
 
 typedef int (*ct_system_fn)(const char *);
 
 CT_EXPORT int system(const char *command)
 {
-	int ready = command && ct_init() == 0;
-	uint32_t from = ready ? atomic_load(&ct_ctl->started_count) : 0;
-	int r = ((ct_system_fn)ct_next("system"))(command);
-	if (ready && atomic_load(&ct_state) == CT_RT_READY) {
+	if (!command || ct_init() != 0 || atomic_load(&ct_state) != CT_RT_READY)
+		return ((ct_system_fn)ct_next("system"))(command);
+	pid_t child = 0;
+	int status = ct_run_shell(command, &child);
+	if (child > 0) { /* ct_mark_spawn keeps errno */
 		const char *words[] = { "sh", "-c", command, NULL };
-		ct_mark_spawn(ct_started_child(from), CT_FORK_SYSTEM, words);
+		ct_mark_spawn(child, CT_FORK_SYSTEM, words);
 	}
-	return r;
+	return status;
 }
