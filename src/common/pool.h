@@ -183,7 +183,8 @@ struct ct_pool_ctl {
 	/*
 	 * Every process image the runtime is loaded into notes itself here as it
 	 * starts, traced or not (the recorder drains it), so that the processes
-	 * that ran no traced code are counted, and system() finds its child.
+	 * that ran no traced code are counted (their pids: started_processes
+	 * counts them too).
 	 */
 	_Atomic uint32_t started_count;
 	struct {
@@ -194,8 +195,14 @@ struct ct_pool_ctl {
 	_Atomic uint32_t plans_cached;
 	_Atomic uint32_t plans_made;  /* ... that were planned on the spot, ... */
 	_Atomic uint32_t plans_saved; /* ... of which written to it */
+	/*
+	 * Processes counted as they start, each once: by its first image that
+	 * notes its start, or at a fork of a traced image. Exact where the
+	 * ring, drained once a recorder pass, loses pids to a burst of starts.
+	 */
+	_Atomic uint32_t started_processes;
 
-	uint8_t pad[20];
+	uint8_t pad[16];
 	struct ct_chunk_desc desc[];
 };
 

@@ -133,8 +133,14 @@ static void ct_info_processes(FILE *out, const struct ct_trace *t)
 		ct_fmt_count(n, sizeof(n), all);
 		ct_fmt_count(traced, sizeof(traced), tr);
 		ct_fmt_count(quiet_n, sizeof(quiet_n), all > tr ? all - tr : 0);
-		fprintf(out, "processes:  %s (%s traced, %s ran no traced code)\n", n, traced,
-			quiet_n);
+		fprintf(out, "processes:  %s (%s traced, %s ran no traced code", n, traced, quiet_n);
+		const char *unnamed = ct_trace_meta(t, "processes_unnamed");
+		if (unnamed) { /* more started at once than the recorder's pass could read */
+			char u[32];
+			ct_fmt_count(u, sizeof(u), strtoull(unnamed, NULL, 10));
+			fprintf(out, "; %s images started too fast to be identified by pid", u);
+		}
+		fputs(")\n", out);
 	} else {
 		fprintf(out, "processes:  %zu\n", t->nprocs);
 	}

@@ -473,6 +473,10 @@ static void ct_meta_processes(struct ct_buf *b, struct ct_session *s)
 	ct_meta_add(b, "processes", num);
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)n.traced);
 	ct_meta_add(b, "processes_traced", num);
+	if (n.unnamed) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)n.unnamed);
+		ct_meta_add(b, "processes_unnamed", num);
+	}
 	ct_meta_add(b, "quiet_instances", (const char *)n.quiet.data);
 	ct_buf_free(&n.quiet);
 }

@@ -148,21 +148,28 @@ uint64_t ct_untraced_finish(struct ct_writer *w)
 
 static struct ct_map ct_started; /* pid -> ppid of every image that said it started */
 static uint32_t ct_started_read;
+static uint64_t ct_started_unnamed;   /* images the ring lost before we read them */
+static uint32_t ct_started_processes; /* the runtime's count of processes started */
 
 /*
  * Take what images noted as they started (the ring in the control area).
  * Called every pass of the recorder: a ring of 1,024 outruns it only if that
- * many programs start within one pass; those are not counted. The pool is
- * the program's to write: a pid out of range is dropped, at worst a program
- * makes up processes of its own.
+ * many programs start within one pass. Their pids are lost then, not their
+ * count: the runtime also counts each process once as it starts
+ * (started_processes), and that count is the total when it is the larger.
+ * The pool is the program's to write: a pid out of range is dropped, at
+ * worst a program makes up processes of its own.
  */
 void ct_untraced_drain_started(struct ct_pool_ctl *ctl)
 {
 	uint32_t now = atomic_load(&ctl->started_count);
+	ct_started_processes = atomic_load(&ctl->started_processes);
 	if (!ct_started.cap)
 		ct_map_init(&ct_started, 64);
-	if (now - ct_started_read > CT_STARTED_RING)
+	if (now - ct_started_read > CT_STARTED_RING) {
+		ct_started_unnamed += now - ct_started_read - CT_STARTED_RING;
 		ct_started_read = now - CT_STARTED_RING;
+	}
 	for (; ct_started_read != now; ct_started_read++) {
 		uint32_t at = ct_started_read % CT_STARTED_RING;
 		int32_t pid = atomic_load(&ctl->started[at].pid);
@@ -201,11 +208,15 @@ void ct_untraced_count(const struct ct_collector *c, struct ct_process_counts *n
 		}
 	}
 	ct_buf_append(&n->quiet, "", 1);
-	n->total = all.count;
+	/* images that never note a start (ptrace, attach) have only their pids to count */
+	n->total = all.count > ct_started_processes ? all.count : ct_started_processes;
 	n->traced = traced.count;
+	n->unnamed = ct_started_unnamed;
 	ct_map_free(&all);
 	ct_map_free(&traced);
 	ct_map_free(&ct_started);
 	memset(&ct_started, 0, sizeof(ct_started));
 	ct_started_read = 0;
+	ct_started_unnamed = 0;
+	ct_started_processes = 0;
 }

@@ -29,7 +29,8 @@ uint64_t ct_untraced_finish(struct ct_writer *w);
 struct ct_pool_ctl;
 struct ct_collector;
 struct ct_process_counts {
-	uint64_t total, traced; /* distinct pids */
+	uint64_t total, traced; /* processes (the runtime's count, or distinct pids if more) */
+	uint64_t unnamed;	/* images whose pid the ring lost before it was read */
 	struct ct_buf quiet;	/* "1,5,7": instances announced that recorded no call */
 };
 void ct_untraced_drain_started(struct ct_pool_ctl *ctl);

@@ -62,6 +62,18 @@ static void ct_key_destructor(void *unused)
 	ct_thread_end(&ct_self);
 }
 
+/*
+ * The process whose start was counted in the pool (ct_note_in, a fork): a
+ * fork or vfork child finds its parent's pid here, and its next image counts
+ * it (CALLTRACE_FROM says whether the image that exec'd it had been counted).
+ */
+static pid_t ct_counted_pid;
+
+int ct_process_counted(void)
+{
+	return ct_counted_pid && ct_counted_pid == getpid();
+}
+
 /* Just before a fork: the forking thread and the time, for the child to tell. */
 static void ct_atfork_prepare(void)
 {
@@ -81,6 +93,8 @@ static void ct_atfork_child(void)
 		atomic_store(&ct_state, CT_RT_OFF);
 		return;
 	}
+	atomic_fetch_add(&ct_ctl->started_processes, 1);
+	ct_counted_pid = getpid();
 	ct_parent_instance = ct_instance;
 	ct_parent_tid = ct_fork_tid;
 	ct_parent_fork_clock = ct_fork_clock;
@@ -236,9 +250,25 @@ int ct_init(void)
 	return atomic_load(&ct_state) == CT_RT_READY ? 0 : -1;
 }
 
-/* Put this image's pid and parent in the pool's ring of started images. */
+/* CALLTRACE_FROM=instance:pid:1: an image of this very process exec'd us, and had it counted. */
+static int ct_counted_before_exec(void)
+{
+	const char *from = ct_getenv("CALLTRACE_FROM");
+	unsigned inst;
+	int pid, counted;
+	return from && sscanf(from, "%u:%d:%d", &inst, &pid, &counted) == 3 && pid == getpid() &&
+	       counted == 1;
+}
+
+/*
+ * Put this image's pid and parent in the pool's ring of started images, and
+ * count the process if no image before it in this process did.
+ */
 static void ct_note_in(struct ct_pool_ctl *ctl)
 {
+	if (!ct_counted_before_exec())
+		atomic_fetch_add(&ctl->started_processes, 1);
+	ct_counted_pid = getpid();
 	uint32_t at = atomic_fetch_add(&ctl->started_count, 1) % CT_STARTED_RING;
 	atomic_store(&ctl->started[at].ppid, (int32_t)getppid());
 	atomic_store(&ctl->started[at].pid, (int32_t)getpid());
@@ -247,8 +277,8 @@ static void ct_note_in(struct ct_pool_ctl *ctl)
 /*
  * Every image the runtime is loaded into says it started, traced or not, so
  * the recorder can count the processes that ran no traced code (a shell,
- * a compiler make runs) and system() can find its child. A few system
- * calls per image: the control area is mapped alone, and only for this.
+ * a compiler make runs). A few system calls per image: the control area is
+ * mapped alone, and only for this.
  */
 __attribute__((constructor(103))) static void ct_note_started(void)
 {

@@ -23,7 +23,9 @@
 #   replay/*   no section of replay without a line under it (a process that
 #              ran no traced code shows only with its marks).
 #   starts/*   system() in two threads while two others posix_spawn: each
-#              system mark names the shell that ran its child.
+#              system mark names the shell that ran its child; 1,100 starts
+#              while the recorder is stopped (SIGSTOP): all counted, and info
+#              says the ring lost some pids.
 # Prints `ok ...` or `FAIL libtool/...: REASON`, then `N passed, N failed`.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
@@ -202,6 +204,17 @@ else
 	else
 		bad starts/system-race "the system marks do not name the 10 shells that ran the child" \
 			<(diff "$W/race.marked" "$W/race.shells")
+	fi
+fi
+# 1,100 starts while the recorder is stopped: more than its ring holds, all counted
+if ! run "$CT" record -o "$W/burst.data" "$ST" burst 1100 >"$W/burst.out" 2>&1; then
+	bad starts/burst-count "record failed" "$W/burst.out"
+else
+	run "$CT" info -i "$W/burst.data" >"$W/burst.info" 2>&1
+	if grep -qE '^processes:  1,101 \(1 traced, 1,100 ran no traced code; [0-9]+ images started too fast to be identified by pid\)$' "$W/burst.info"; then
+		ok starts/burst-count
+	else
+		bad starts/burst-count "not 1,101 processes, or the pids lost not said" "$W/burst.info"
 	fi
 fi
 

@@ -80,12 +80,14 @@ struct ct_exec_ctx {
 
 /*
  * envp with what the new image needs (handoff.c: the preload, the pool, the
- * list of what was added), CALLTRACE_FROM naming this image and the paused
- * profiling timer, into out (room for n + CT_ENV_EXTRA pointers).
+ * list of what was added), CALLTRACE_FROM naming this image (instance:pid:
+ * whether the process was counted as it started) and the paused profiling
+ * timer, into out (room for n + CT_ENV_EXTRA pointers).
  */
 static void ct_fix_env(char *const envp[], char **out, struct ct_exec_ctx *ctx)
 {
-	snprintf(ctx->from, sizeof(ctx->from), "CALLTRACE_FROM=%u:%d", ct_instance, (int)getpid());
+	snprintf(ctx->from, sizeof(ctx->from), "CALLTRACE_FROM=%u:%d:%d", ct_instance,
+		 (int)getpid(), ct_process_counted());
 	char *kept[] = { ctx->from, ctx->timer };
 	ct_handoff_env(envp, out, &ctx->h, ct_env_pool, ct_env_nofollow, kept, CT_ARRAY_LEN(kept));
 }

@@ -23,6 +23,9 @@ int ct_module_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
 /* modules.c: the module's GNU build-id note in memory (len bytes), or NULL */
 const uint8_t *ct_module_build_id_note(const struct dl_phdr_info *info, uint32_t *len) CT_HIDDEN;
 
+/* init.c: this process was counted in the pool's started_processes (not so in a vfork child) */
+int ct_process_counted(void) CT_HIDDEN;
+
 /* process.c: keep the variables an exec'd image needs, at start */
 void ct_remember_env(void) CT_HIDDEN;
 
