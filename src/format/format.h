@@ -229,7 +229,7 @@ struct ct_kernel_rec {
 	int32_t pid, tid;
 	uint16_t kind;	/* enum ct_kernel_kind */
 	uint16_t cause; /* off-CPU: enum ct_kernel_cause */
-	uint32_t nr;	/* system call number (x86_64) */
+	uint32_t nr;	/* system call number (META arch's table) */
 	int64_t ret;	/* system call: its return value (-errno); off-CPU: the state it left
 			 * the CPU in (sched_switch's prev_state), -1 if not known */
 	uint64_t args[4];

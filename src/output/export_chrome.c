@@ -336,8 +336,8 @@ static void ct_cr_kernel(void *ctx, const struct ct_kernel_rec *k, uint32_t dept
 	uint64_t ts = ct_xns(r->x->t, k->start), end = ct_xns(r->x->t, k->end);
 	if (end < ts)
 		end = ts;
-	ct_kernel_name(name, sizeof(name), k);
-	ct_kernel_text(text, sizeof(text), k, r->x->t->ns_per_tick);
+	ct_kernel_name(name, sizeof(name), k, r->x->t);
+	ct_kernel_text(text, sizeof(text), k, r->x->t);
 	static const char head[] = ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":";
 	ct_buf_append(&b, head, sizeof(head) - 1);
 	ct_json_quote(&b, name, 0);

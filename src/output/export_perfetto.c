@@ -501,8 +501,8 @@ static void ct_pf_kernel(void *ctx, const struct ct_kernel_rec *k, uint32_t dept
 		end = f->kend[f->nkend - 1]; /* within the slice it began in */
 	if (f->nkend == CT_ARRAY_SIZE(f->kend))
 		ct_pf_kflush(f, UINT64_MAX);
-	ct_kernel_name(name, sizeof(name), k);
-	ct_kernel_text(text, sizeof(text), k, f->x->t->ns_per_tick);
+	ct_kernel_name(name, sizeof(name), k, f->x->t);
+	ct_kernel_text(text, sizeof(text), k, f->x->t);
 	pb_put_varint(&f->m, F_PKT_TIMESTAMP, ct_pf_delta(f, k->start));
 	pb_put_varint(&f->m, F_PKT_SEQ_ID, f->seq);
 	pb_open(&f->m, F_PKT_TRACK_EVENT);

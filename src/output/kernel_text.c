@@ -8,6 +8,7 @@
 
 #include "kernel_text.h"
 #include "syscalls.h"
+#include "../format/reader.h"
 
 void ct_kernel_duration(char *buf, size_t len, double ns)
 {
@@ -21,30 +22,32 @@ void ct_kernel_duration(char *buf, size_t len, double ns)
 		snprintf(buf, len, "%.0f ns", ns);
 }
 
-void ct_kernel_text(char *buf, size_t len, const struct ct_kernel_rec *r, double ns_per_tick)
+void ct_kernel_text(char *buf, size_t len, const struct ct_kernel_rec *r, const struct ct_trace *t)
 {
 	char what[256], ret[64], dur[32];
-	ct_kernel_duration(dur, sizeof(dur), (double)(r->end - r->start) * ns_per_tick);
+	enum ct_sys_abi abi = ct_trace_sys_abi(t);
+	ct_kernel_duration(dur, sizeof(dur), (double)(r->end - r->start) * t->ns_per_tick);
 	if (r->kind == CT_KREC_OFFCPU) {
-		ct_offcpu_format(what, sizeof(what), r);
+		ct_offcpu_format(what, sizeof(what), abi, r);
 		snprintf(buf, len, "[off-cpu %s: %s]", dur, what);
 		return;
 	}
-	ct_syscall_format(what, sizeof(what), r);
-	ct_syscall_format_ret(ret, sizeof(ret), r);
+	ct_syscall_format(what, sizeof(what), abi, r);
+	ct_syscall_format_ret(ret, sizeof(ret), abi, r);
 	snprintf(buf, len, "%s = %s  [syscall %s]", what, ret, dur);
 }
 
 /* A record's name as a row or a frame: "read [syscall]", "[off-cpu: preempted]". */
-void ct_kernel_name(char *buf, size_t len, const struct ct_kernel_rec *r)
+void ct_kernel_name(char *buf, size_t len, const struct ct_kernel_rec *r, const struct ct_trace *t)
 {
 	char what[128];
+	enum ct_sys_abi abi = ct_trace_sys_abi(t);
 	if (r->kind == CT_KREC_OFFCPU) {
-		ct_offcpu_format(what, sizeof(what), r);
+		ct_offcpu_format(what, sizeof(what), abi, r);
 		snprintf(buf, len, "[off-cpu: %s]", what);
 		return;
 	}
-	const char *name = ct_syscall_name(r->nr);
+	const char *name = ct_syscall_name(abi, r->nr);
 	if (name)
 		snprintf(buf, len, "%s [syscall]", name);
 	else

@@ -305,7 +305,7 @@ static void ct_replay_kernel(void *ctx, const struct ct_kernel_rec *k, uint32_t 
 	ct_flush_held(r);
 	ct_line_start(r, k->start, NULL);
 	ct_out_spaces(r->out_, 2 * depth);
-	ct_kernel_text(text, sizeof(text), k, r->t->ns_per_tick);
+	ct_kernel_text(text, sizeof(text), k, r->t);
 	ct_out_str(r->out_, k->kind == CT_KREC_OFFCPU ? ct_c_yellow : ct_c_dim);
 	ct_out_str(r->out_, text);
 	ct_out_str(r->out_, ct_c_reset);

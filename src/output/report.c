@@ -20,6 +20,7 @@
 
 #include "output.h"
 #include "report_kernel.h"
+#include "syscalls.h"
 #include "text.h"
 #include "../analysis/kwalk.h"
 #include "../analysis/walk.h"
@@ -454,6 +455,7 @@ int ct_report(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FIL
 	struct ct_report r = { .out = out, .o = o, .t = t, .sym = sym, .per_thread = o->per_thread };
 
 	r.kernel = t->nkrecs && !ct_walk_filter(w)->no_kernel;
+	r.k.abi = ct_trace_sys_abi(t);
 	if (o->per_thread && o->json)
 		fputs("[\n", out); /* one array per thread, in an array */
 	int rc = ct_walk_run_kernel_time(w, &ct_report_sink, &r, ct_report_kernel);

@@ -86,10 +86,9 @@ static uint32_t *ct_rk_rows(const struct ct_report_kernel *k, size_t *n)
 	return rows;
 }
 
-static void ct_rk_name(char *buf, size_t len, uint32_t nr)
+static void ct_rk_name(char *buf, size_t len, const struct ct_report_kernel *k, uint32_t nr)
 {
-	struct ct_kernel_rec r = { .kind = CT_KREC_SYSCALL, .nr = nr };
-	const char *name = ct_syscall_name(r.nr);
+	const char *name = ct_syscall_name((enum ct_sys_abi)k->abi, nr);
 	if (name)
 		snprintf(buf, len, "%s [syscall]", name);
 	else
@@ -111,7 +110,7 @@ void ct_rk_print_text(const struct ct_report_kernel *k, FILE *out, double ns_per
 		ct_fmt_duration(c[1], sizeof(c[1]),
 				(double)s->total / (double)s->calls * ns_per_tick);
 		ct_fmt_duration(c[2], sizeof(c[2]), (double)s->max * ns_per_tick);
-		ct_rk_name(name, sizeof(name), rows[i]);
+		ct_rk_name(name, sizeof(name), k, rows[i]);
 		fprintf(out, "  %s  %10llu  %s  %s  %10llu  %s\n", c[0],
 			(unsigned long long)s->calls, c[1], c[2], (unsigned long long)s->errors,
 			name);
@@ -126,7 +125,7 @@ void ct_rk_print_json(const struct ct_report_kernel *k, FILE *out, double ns_per
 	char name[64];
 	for (size_t i = 0; i < n; i++) {
 		const struct ct_rk_sys *s = &k->sys[rows[i]];
-		ct_rk_name(name, sizeof(name), rows[i]);
+		ct_rk_name(name, sizeof(name), k, rows[i]);
 		fprintf(out,
 			"%s{\"name\": \"%s\", \"kind\": \"syscall\", \"nr\": %u, \"calls\": %llu, "
 			"\"total_ns\": %.0f, \"avg_ns\": %.0f, \"max_ns\": %.0f, \"errors\": %llu}",

@@ -24,6 +24,7 @@ struct ct_report_kernel {
 	uint32_t depth, cap;
 	struct ct_rk_sys *sys; /* by number, CT_RK_SYSCALLS of them once one came */
 	size_t nsys;	       /* numbers called */
+	int abi;	       /* enum ct_sys_abi: whose numbers they are */
 };
 
 void ct_rk_enter(struct ct_report_kernel *k, uint32_t row);

@@ -2,20 +2,37 @@
 /*
  * System calls as readers show them: the name, the first arguments of the
  * common ones (the numbers the tracepoint gives: a path or a timespec is in
- * the program's memory, not in the trace), the return value or error.
+ * the program's memory, not in the trace), the return value or error. The
+ * numbers are the recording machine's (META arch), never the reader's: the
+ * arguments are chosen by name, the same on every architecture.
  */
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 
 #include "syscall_names.h"
 #include "syscalls.h"
+#include "../format/reader.h"
 
-const char *ct_syscall_name(uint32_t nr)
+enum ct_sys_abi ct_sys_abi_of(const char *arch)
 {
-	if (nr >= sizeof(ct_syscall_names_x86_64) / sizeof(ct_syscall_names_x86_64[0]))
-		return NULL;
-	return ct_syscall_names_x86_64[nr];
+	return arch && (!strcmp(arch, "aarch64") || !strcmp(arch, "riscv64")) ? CT_ABI_GENERIC
+									      : CT_ABI_X86_64;
+}
+
+enum ct_sys_abi ct_trace_sys_abi(const struct ct_trace *t)
+{
+	return ct_sys_abi_of(ct_trace_arch(t));
+}
+
+const char *ct_syscall_name(enum ct_sys_abi abi, uint32_t nr)
+{
+	const char *const *names = ct_syscall_names_x86_64;
+	size_t n = CT_ARRAY_SIZE(ct_syscall_names_x86_64);
+	if (abi == CT_ABI_GENERIC) {
+		names = ct_syscall_names_generic;
+		n = CT_ARRAY_SIZE(ct_syscall_names_generic);
+	}
+	return nr < n ? names[nr] : NULL;
 }
 
 static const char *ct_futex_op(uint64_t op)
@@ -47,110 +64,160 @@ static const char *ct_clock_id(uint64_t id)
 	return buf;
 }
 
+/* How the arguments of a call worth them are shown. */
+enum ct_args_kind {
+	CT_ARGS_FD_COUNT, /* read, write, pread64, pwrite64 */
+	CT_ARGS_FD_IOVCNT,
+	CT_ARGS_FD,
+	CT_ARGS_LSEEK,
+	CT_ARGS_OPENAT,
+	CT_ARGS_FUTEX,
+	CT_ARGS_POLL,
+	CT_ARGS_PPOLL,
+	CT_ARGS_EPOLL,
+	CT_ARGS_CLOCK_NANOSLEEP,
+	CT_ARGS_FD_LEN,
+	CT_ARGS_IOCTL,
+	CT_ARGS_MMAP,
+	CT_ARGS_MUNMAP,
+	CT_ARGS_PID,
+	CT_ARGS_KILL,
+	CT_ARGS_TGKILL,
+	CT_ARGS_STATUS,
+};
+
+static const struct {
+	const char *name;
+	enum ct_args_kind kind;
+} ct_args_of[] = {
+	{ "read", CT_ARGS_FD_COUNT },
+	{ "write", CT_ARGS_FD_COUNT },
+	{ "pread64", CT_ARGS_FD_COUNT },
+	{ "pwrite64", CT_ARGS_FD_COUNT },
+	{ "readv", CT_ARGS_FD_IOVCNT },
+	{ "writev", CT_ARGS_FD_IOVCNT },
+	{ "preadv", CT_ARGS_FD_IOVCNT },
+	{ "pwritev", CT_ARGS_FD_IOVCNT },
+	{ "close", CT_ARGS_FD },
+	{ "fsync", CT_ARGS_FD },
+	{ "fdatasync", CT_ARGS_FD },
+	{ "fstat", CT_ARGS_FD },
+	{ "accept", CT_ARGS_FD },
+	{ "accept4", CT_ARGS_FD },
+	{ "connect", CT_ARGS_FD },
+	{ "dup", CT_ARGS_FD },
+	{ "sendmsg", CT_ARGS_FD },
+	{ "recvmsg", CT_ARGS_FD },
+	{ "lseek", CT_ARGS_LSEEK },
+	{ "openat", CT_ARGS_OPENAT },
+	{ "futex", CT_ARGS_FUTEX },
+	{ "poll", CT_ARGS_POLL },
+	{ "ppoll", CT_ARGS_PPOLL },
+	{ "epoll_wait", CT_ARGS_EPOLL },
+	{ "epoll_pwait", CT_ARGS_EPOLL },
+	{ "clock_nanosleep", CT_ARGS_CLOCK_NANOSLEEP },
+	{ "sendto", CT_ARGS_FD_LEN },
+	{ "recvfrom", CT_ARGS_FD_LEN },
+	{ "ioctl", CT_ARGS_IOCTL },
+	{ "mmap", CT_ARGS_MMAP },
+	{ "munmap", CT_ARGS_MUNMAP },
+	{ "wait4", CT_ARGS_PID },
+	{ "kill", CT_ARGS_KILL },
+	{ "tgkill", CT_ARGS_TGKILL },
+	{ "exit", CT_ARGS_STATUS },
+	{ "exit_group", CT_ARGS_STATUS },
+};
+
 /* The arguments worth showing of the common calls; 0 for the others. */
-static int ct_format_args(char *out, size_t len, uint32_t nr, const uint64_t *a)
+static int ct_format_args(char *out, size_t len, const char *name, const uint64_t *a)
 {
 	int fd = (int)a[0];
-	switch (nr) {
-	case SYS_read:
-	case SYS_write:
-	case SYS_pread64:
-	case SYS_pwrite64:
+	size_t i = 0;
+	while (name && i < CT_ARRAY_SIZE(ct_args_of) && strcmp(ct_args_of[i].name, name))
+		i++;
+	if (!name || i == CT_ARRAY_SIZE(ct_args_of)) {
+		if (len)
+			*out = 0;
+		return 0;
+	}
+	switch (ct_args_of[i].kind) {
+	case CT_ARGS_FD_COUNT:
 		return snprintf(out, len, "fd=%d, count=%llu", fd, (unsigned long long)a[2]);
-	case SYS_readv:
-	case SYS_writev:
-	case SYS_preadv:
-	case SYS_pwritev:
+	case CT_ARGS_FD_IOVCNT:
 		return snprintf(out, len, "fd=%d, iovcnt=%d", fd, (int)a[2]);
-	case SYS_close:
-	case SYS_fsync:
-	case SYS_fdatasync:
-	case SYS_fstat:
-	case SYS_accept:
-	case SYS_accept4:
-	case SYS_connect:
-	case SYS_dup:
+	case CT_ARGS_FD:
 		return snprintf(out, len, "fd=%d", fd);
-	case SYS_lseek:
+	case CT_ARGS_LSEEK:
 		return snprintf(out, len, "fd=%d, offset=%lld, whence=%d", fd, (long long)a[1],
 				(int)a[2]);
-	case SYS_openat:
+	case CT_ARGS_OPENAT:
 		return snprintf(out, len, "dfd=%s, flags=%#llx",
 				(int)a[0] == -100 ? "AT_FDCWD" : "n", (unsigned long long)a[2]);
-	case SYS_futex:
+	case CT_ARGS_FUTEX:
 		return snprintf(out, len, "uaddr=%#llx, op=%s, val=%d", (unsigned long long)a[0],
 				ct_futex_op(a[1]), (int)a[2]);
-#ifdef SYS_poll /* aarch64 has ppoll alone */
-	case SYS_poll:
+	case CT_ARGS_POLL:
 		return snprintf(out, len, "nfds=%llu, timeout=%d", (unsigned long long)a[1],
 				(int)a[2]);
-#endif
-	case SYS_ppoll:
+	case CT_ARGS_PPOLL:
 		return snprintf(out, len, "nfds=%llu", (unsigned long long)a[1]);
-#ifdef SYS_epoll_wait /* aarch64 has epoll_pwait alone */
-	case SYS_epoll_wait:
-#endif
-	case SYS_epoll_pwait:
+	case CT_ARGS_EPOLL:
 		return snprintf(out, len, "epfd=%d, maxevents=%d, timeout=%d", fd, (int)a[2],
 				(int)a[3]);
-	case SYS_clock_nanosleep:
+	case CT_ARGS_CLOCK_NANOSLEEP:
 		return snprintf(out, len, "clock=%s, flags=%d", ct_clock_id(a[0]), (int)a[1]);
-	case SYS_sendto:
-	case SYS_recvfrom:
+	case CT_ARGS_FD_LEN:
 		return snprintf(out, len, "fd=%d, len=%llu", fd, (unsigned long long)a[2]);
-	case SYS_sendmsg:
-	case SYS_recvmsg:
-		return snprintf(out, len, "fd=%d", fd);
-	case SYS_ioctl:
+	case CT_ARGS_IOCTL:
 		return snprintf(out, len, "fd=%d, cmd=%#llx", fd, (unsigned long long)a[1]);
-	case SYS_mmap:
+	case CT_ARGS_MMAP:
 		return snprintf(out, len, "len=%llu, prot=%d", (unsigned long long)a[1], (int)a[2]);
-	case SYS_munmap:
+	case CT_ARGS_MUNMAP:
 		return snprintf(out, len, "addr=%#llx, len=%llu", (unsigned long long)a[0],
 				(unsigned long long)a[1]);
-	case SYS_wait4:
+	case CT_ARGS_PID:
 		return snprintf(out, len, "pid=%d", (int)a[0]);
-	case SYS_kill:
+	case CT_ARGS_KILL:
 		return snprintf(out, len, "pid=%d, sig=%d", (int)a[0], (int)a[1]);
-	case SYS_tgkill:
+	case CT_ARGS_TGKILL:
 		return snprintf(out, len, "tgid=%d, tid=%d, sig=%d", (int)a[0], (int)a[1],
 				(int)a[2]);
-	case SYS_exit:
-	case SYS_exit_group:
+	case CT_ARGS_STATUS:
 		return snprintf(out, len, "status=%d", (int)a[0]);
 	}
-	if (len)
-		*out = 0;
 	return 0;
 }
 
-void ct_syscall_format(char *out, size_t len, const struct ct_kernel_rec *r)
+void ct_syscall_format(char *out, size_t len, enum ct_sys_abi abi, const struct ct_kernel_rec *r)
 {
 	char args[160];
-	const char *name = ct_syscall_name(r->nr);
-	ct_format_args(args, sizeof(args), r->nr, r->args);
+	const char *name = ct_syscall_name(abi, r->nr);
+	ct_format_args(args, sizeof(args), name, r->args);
 	if (name)
 		snprintf(out, len, "%s(%s)", name, args);
 	else
 		snprintf(out, len, "syscall_%u(%s)", r->nr, args);
 }
 
-void ct_syscall_format_ret(char *out, size_t len, const struct ct_kernel_rec *r)
+void ct_syscall_format_ret(char *out, size_t len, enum ct_sys_abi abi,
+			   const struct ct_kernel_rec *r)
 {
+	const char *name = ct_syscall_name(abi, r->nr);
+	int address = name && (!strcmp(name, "mmap") || !strcmp(name, "brk"));
 	if (r->ret < 0 && r->ret >= -4095) {
 		const char *e = strerrorname_np((int)-r->ret);
 		if (e)
 			snprintf(out, len, "-1 %s", e);
 		else
 			snprintf(out, len, "-1 errno %lld", (long long)-r->ret);
-	} else if (r->ret > (int64_t)0xffffffff || r->nr == SYS_mmap || r->nr == SYS_brk) {
+	} else if (r->ret > (int64_t)0xffffffff || address) {
 		snprintf(out, len, "%#llx", (unsigned long long)r->ret);
 	} else {
 		snprintf(out, len, "%lld", (long long)r->ret);
 	}
 }
 
-void ct_offcpu_format(char *out, size_t len, const struct ct_kernel_rec *r)
+void ct_offcpu_format(char *out, size_t len, enum ct_sys_abi abi, const struct ct_kernel_rec *r)
 {
 	const char *name;
 	switch (r->cause) {
@@ -158,7 +225,7 @@ void ct_offcpu_format(char *out, size_t len, const struct ct_kernel_rec *r)
 		snprintf(out, len, "preempted");
 		break;
 	case CT_OFFCPU_SYSCALL:
-		name = ct_syscall_name(r->nr);
+		name = ct_syscall_name(abi, r->nr);
 		if (name)
 			snprintf(out, len, "blocked in %s", name);
 		else

@@ -11,13 +11,25 @@
 
 #include "../format/format.h"
 
-/* A system call's name (x86_64 numbers), NULL if unknown. */
-const char *ct_syscall_name(uint32_t nr);
+struct ct_trace;
+
+/* Whose numbers a trace's system calls are: the architecture it was recorded on. */
+enum ct_sys_abi {
+	CT_ABI_X86_64,
+	CT_ABI_GENERIC, /* asm-generic/unistd.h: aarch64 (and riscv64) */
+};
+
+enum ct_sys_abi ct_sys_abi_of(const char *arch);
+/* The trace's (META arch; x86_64 for traces from before it was said). */
+enum ct_sys_abi ct_trace_sys_abi(const struct ct_trace *t);
+/* A system call's name, NULL if unknown. */
+const char *ct_syscall_name(enum ct_sys_abi abi, uint32_t nr);
 /* A system call and the arguments worth showing: "read(fd=3, count=4096)". */
-void ct_syscall_format(char *out, size_t len, const struct ct_kernel_rec *r);
+void ct_syscall_format(char *out, size_t len, enum ct_sys_abi abi, const struct ct_kernel_rec *r);
 /* Its return value: "4096", "-1 ENOENT", "0x7f12..." */
-void ct_syscall_format_ret(char *out, size_t len, const struct ct_kernel_rec *r);
+void ct_syscall_format_ret(char *out, size_t len, enum ct_sys_abi abi,
+			   const struct ct_kernel_rec *r);
 /* An off-CPU interval's cause: "preempted", "blocked in clock_nanosleep" */
-void ct_offcpu_format(char *out, size_t len, const struct ct_kernel_rec *r);
+void ct_offcpu_format(char *out, size_t len, enum ct_sys_abi abi, const struct ct_kernel_rec *r);
 
 #endif

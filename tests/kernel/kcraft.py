@@ -5,6 +5,11 @@ tests/kernel: each must be refused in one line (exit 2) or read.
 
     kcraft.py NAME GOOD OUT     NAME: count, recsize, recsize-huge, lying-records,
                                 zstd-huge, short
+
+    kcraft.py aarch64 GOOD OUT  GOOD as if recorded on aarch64: META arch says so
+                                and the system call numbers are the generic
+                                table's (those of X86_TO_GENERIC; the others
+                                are left, named wrong: only these are checked)
 """
 import os
 import struct
@@ -39,8 +44,37 @@ def payload(name):
     sys.exit('kcraft.py: unknown attack ' + name)
 
 
+META = 1
+# x86_64 -> asm-generic numbers of the calls kprog makes
+X86_TO_GENERIC = {0: 63, 1: 64, 3: 57, 9: 222, 12: 214, 110: 173, 202: 98, 230: 115,
+                  231: 94, 257: 56}
+
+
+def as_aarch64(good, out):
+    head, blocks = craft.parse(open(good, 'rb').read())
+    for i, (btype, flags, payload) in enumerate(blocks):
+        if btype == META:
+            raw = craft.unpack(flags, payload)
+            if b'arch\0' in raw:
+                raw = raw.replace(b'arch\0x86_64\0', b'arch\0aarch64\0')
+            else:
+                raw += b'arch\0aarch64\0'
+            blocks[i] = (META,) + craft.pack(raw, flags != 0)
+        elif btype == KERNEL:
+            raw = bytearray(craft.unpack(flags, payload))
+            size, count, _ = HDR.unpack_from(raw)
+            for k in range(count):
+                at = HDR.size + k * size + 28  # nr
+                nr = struct.unpack_from('<I', raw, at)[0]
+                struct.pack_into('<I', raw, at, X86_TO_GENERIC.get(nr, nr))
+            blocks[i] = (KERNEL,) + craft.pack(bytes(raw), flags != 0)
+    open(out, 'wb').write(head + b''.join(craft.block(*b) for b in blocks))
+
+
 def main(argv):
     name, good, out = argv[1], argv[2], argv[3]
+    if name == 'aarch64':
+        return as_aarch64(good, out)
     data = open(good, 'rb').read()
     if name == 'zstd-huge':  # says it inflates to 1 GiB
         raw = HDR.pack(REC.size, 1, 0) + rec(1, 2, 1)

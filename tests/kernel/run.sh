@@ -35,6 +35,8 @@
 #   flame/weights  flame --weight: on-CPU + off-CPU = wall, off-CPU >= 180 ms
 #   unprivileged  as nobody (perf_event_paranoid 2): one line says what is
 #               missing, exit 0, the calls are recorded
+#   -N          filters/hide: a hidden function's system calls hidden with it
+#   arch        an aarch64 trace's system calls named by the generic table
 #   hostile/*   KERNEL blocks that lie: refused in one line (exit 2) or read
 #   old-trace   a version 2 trace (no KERNEL block) still reads
 set -u
@@ -385,6 +387,21 @@ for a in count recsize recsize-huge short zstd-huge lying-records; do
 		bad "hostile/$a" "status $st, want 2 and one line" "h-$a.err"
 	fi
 done
+
+# ---- system call names by the trace's architecture (META arch), not the reader's ----
+# sleep.data made an aarch64 trace: clock_nanosleep is 115 there (getgroups on x86_64)
+"$PY" "$HERE/kcraft.py" aarch64 sleep.data a64.data 2>a64.err
+timeout -k 5 $T "$CT" replay -i a64.data --color=never >a64.txt 2>>a64.err
+timeout -k 5 $T "$CT" report -i a64.data --syscalls --color=never >a64-rep.txt 2>>a64.err
+n=$(tree count a64.txt sleeper '^clock_nanosleep\(clock=CLOCK_REALTIME, flags=0\) = 0  ')
+w=$(tree count a64.txt sleeper 'off-cpu .*: blocked in clock_nanosleep\]')
+if [ "$n" = 4 ] && [ "$w" -ge 4 ] &&
+	awk '$NF == "[syscall]" && $(NF - 1) == "clock_nanosleep" && $3 == 4 { f = 1 }
+		END { exit !f }' a64-rep.txt; then
+	ok arch/aarch64-names
+else
+	bad arch/aarch64-names "$n clock_nanosleep calls, $w sleeps named in an aarch64 trace" a64.txt
+fi
 
 # ---- a flight recorder has no ring for the kernel's side: refused, one line ----
 timeout -k 5 $T "$CT" record --kernel --ring 1M -o ring.data ./kprog sleep >ring.out 2>ring.err
