@@ -7,16 +7,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "kernel.h"
 
+/*
+ * CALLTRACE_TEST_TRACEFS: tests/kernel's copy of the format files, readable by
+ * an ordinary user, to reach the refusal that comes after tracefs (from
+ * perf_event_paranoid) without making the real tracefs readable. Only the
+ * test suite sets it; never honoured in a secure-execution (setuid, file
+ * capabilities) process.
+ */
+static const char *ct_test_tracefs(void)
+{
+	const char *dir = getauxval(AT_SECURE) ? NULL : getenv("CALLTRACE_TEST_TRACEFS");
+	return dir && *dir ? dir : NULL;
+}
+
 static FILE *ct_open_format(const char *system, const char *event)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	const char *roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	char path[256];
 	FILE *f = NULL;
 	int err = ENOENT;
+	const char *test = ct_test_tracefs();
 
+	if (test)
+		roots[0] = roots[1] = test;
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && !f; i++) {
 		snprintf(path, sizeof(path), "%s/events/%s/%s/format", roots[i], system, event);
 		f = fopen(path, "re");

@@ -34,7 +34,8 @@
 #               pipe_reader's 4 reads nested in its event
 #   flame/weights  flame --weight: on-CPU + off-CPU = wall, off-CPU >= 180 ms
 #   unprivileged  as nobody (perf_event_paranoid 2): one line says what is
-#               missing, exit 0, the calls are recorded
+#               missing, exit 0, the calls are recorded; /paranoid: the same
+#               with tracefs readable (a copy), refused by perf_event_paranoid
 #   -N          filters/hide: a hidden function's system calls hidden with it
 #   arch        an aarch64 trace's system calls named by the generic table
 #   hostile/*   KERNEL blocks that lie: refused in one line (exit 2) or read
@@ -368,6 +369,35 @@ else
 		ok unprivileged
 	else
 		bad unprivileged "status $st; want one line naming what is missing, and the calls" np/err
+	fi
+fi
+
+# the next refusal, for a user who can read tracefs: perf_event_paranoid's. tracefs is
+# root's here, so the tool reads a copy of the format files (CALLTRACE_TEST_TRACEFS, a
+# hook for this suite only, ignored in setuid processes); the kernel refuses the events
+level=$(cat /proc/sys/kernel/perf_event_paranoid)
+mkdir -p np/tracefs
+for e in raw_syscalls/sys_enter raw_syscalls/sys_exit sched/sched_switch; do
+	mkdir -p "np/tracefs/events/$e"
+	cat "/sys/kernel/tracing/events/$e/format" >"np/tracefs/events/$e/format" 2>/dev/null
+done
+chmod -R a+rX np/tracefs
+if ! command -v setpriv >/dev/null; then
+	bad unprivileged/paranoid "no setpriv (util-linux) to run as nobody"
+elif [ "$level" -le 1 ]; then
+	bad unprivileged/paranoid "perf_event_paranoid is $level here: nobody may record"
+else
+	(cd np && CALLTRACE_TEST_TRACEFS=$OUT/np/tracefs timeout -k 5 $T setpriv --reuid=nobody \
+		--regid=nogroup --clear-groups "$CT" record --kernel -o p.data ./kprog sleep \
+		>pout 2>perr)
+	st=$?
+	timeout -k 5 $T "$CT" replay -i np/p.data --color=never >np/p.txt 2>&1
+	want="calltrace: --kernel needs root, CAP_PERFMON or kernel.perf_event_paranoid <= 1 (it is $level): recording without the kernel's side"
+	if [ "$st" = 0 ] && [ "$(cat np/perr)" = "$want" ] && grep -q 'sleeper() {' np/p.txt &&
+		! grep -q 'syscall ' np/p.txt; then
+		ok unprivileged/paranoid
+	else
+		bad unprivileged/paranoid "status $st; want the one line: $want" np/perr
 	fi
 fi
 
