@@ -15,7 +15,8 @@
 #              names libm, left unpatched, with the -P that takes it; -P
 #              'libm*:*' then traces it. With the script run as a program
 #              (CALLTRACE_NO_LIBTOOL=1) the shell's processes are counted, not
-#              listed, and the counts are the same.
+#              listed, and the counts are the same. `live ./prog` runs .libs/prog
+#              as well.
 #   spawn/*    a program that posix_spawns /bin/true and an instrumented child
 #              and calls system(): the child's exact counts, the spawn and
 #              system marks in the parent's tree, the count line in info; a
@@ -112,6 +113,17 @@ else
 	ok info-unpatched
 fi
 expect_calls own-library "$W/lt.data" $COUNTS
+
+# live resolves the wrapper as record does: .libs/prog, no shell, libdemo's calls shown
+(cd "$P" && run "$CT" live ./prog >"$W/live.out" 2>"$W/live.err")
+if ! grep -q "is a libtool wrapper script: recording $P/.libs/prog" "$W/live.err"; then
+	bad live "live did not say it runs .libs/prog" "$W/live.err"
+elif ! grep -q 'demo_leaf' "$W/live.out" || grep -q 'process .*bash\|/bin/sh' "$W/live.out" ||
+	[ "$(grep -c '^# thread' "$W/live.out")" != 1 ]; then
+	bad live "not one thread of .libs/prog with libdemo's calls" "$W/live.out"
+else
+	ok live
+fi
 
 (cd "$P" && run "$CT" record -o "$W/ltm.data" -P "libm*:*" ./prog >/dev/null 2>&1)
 run "$CT" info -i "$W/ltm.data" >"$W/ltm.info" 2>&1
