@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Patched calls against hooked ones on real code (issue 21 item 11): Lua 5.4 and
-# sqlite3 3.40 from Debian's sources, each built plain -O2 -g (traced by dynamic
-# patching) and -O2 -g -finstrument-functions (traced by the hooks), run under one
+# sqlite3 3.40 from Debian's sources (and bench.py's fib(32), for comparison), each
+# built plain -O2 -g (traced by dynamic patching) and -O2 -g -finstrument-functions
+# (traced by the hooks), run under one
 # or more calltrace builds, the variants interleaved so they share the machine's
 # load. The figure is the traced program's own CPU (`calltrace info`'s cpu: line)
 # above the untraced plain build's, a run of a near-empty workload subtracted from
 # each (start-up, patching), divided by the calls the trace counts (the hooks also
 # count inlined functions), median of RUNS runs.
 #
-# Usage: bench/patchcost_bench.sh [--runs N] [--only lua,sqlite3] [CALLTRACE...]
+# Usage: bench/patchcost_bench.sh [--runs N] [--only lua,sqlite3,fib] [CALLTRACE...]
 #                                 (default $BUILD/calltrace)
 # Each CALLTRACE (a build's calltrace, its runtime beside it) gets both rows, so
 # builds before and after a change are compared in one run.
@@ -21,13 +22,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-build}
 case $build in /*) ;; *) build=$root/$build ;; esac
 dir=${PATCHCOST_DIR:-/tmp/calltrace-patchcost}
-runs=5 only=lua,sqlite3
+runs=5 only=lua,sqlite3,fib
 cts=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) runs=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
-	-*) echo "usage: $0 [--runs N] [--only lua,sqlite3] [CALLTRACE...]" >&2; exit 2 ;;
+	-*) echo "usage: $0 [--runs N] [--only lua,sqlite3,fib] [CALLTRACE...]" >&2; exit 2 ;;
 	*) cts+=("$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"); shift ;;
 	esac
 done
@@ -87,6 +88,19 @@ EOF
 	echo 'SELECT 1;' >empty.sql
 }
 
+# fib(32) as bench.py builds it: 7,049,155 calls of one small recursive function.
+build_fib() {
+	cat >fib.c <<'END'
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+int main(int argc, char **argv) { printf("%ld\n", fib(argc > 1 ? atoi(argv[1]) : 30)); return 0; }
+END
+	[ -x fib_plain ] || gcc -O2 -g -o fib_plain fib.c
+	[ -x fib_fi ] || gcc -O2 -g -finstrument-functions -o fib_fi fib.c
+}
+
+case ,$only, in *,fib,*) build_fib ;; esac
 case ,$only, in *,lua,*) build_lua ;; esac
 case ,$only, in *,sqlite3,*) build_sqlite3 ;; esac
 
@@ -98,7 +112,8 @@ work = {'lua': (['./lua_plain', 'work.lua'], ['./lua_fi', 'work.lua'],
         'sqlite3': (['./sqlite3_plain', ':memory:', '.read work.sql'],
                     ['./sqlite3_fi', ':memory:', '.read work.sql'],
                     ['./sqlite3_plain', ':memory:', '.read empty.sql'],
-                    ['./sqlite3_fi', ':memory:', '.read empty.sql'])}
+                    ['./sqlite3_fi', ':memory:', '.read empty.sql']),
+        'fib': (['./fib_plain', '32'], ['./fib_fi', '32'], ['./fib_plain', '1'], ['./fib_fi', '1'])}
 
 def cpu_of(cmd):
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
