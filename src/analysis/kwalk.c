@@ -3,9 +3,10 @@
 #include "kwalk.h"
 
 /*
- * The records of th: those of its tid after any earlier thread of that tid
- * ended and before any later one began (an exec keeps the tid, in a new
- * process image).
+ * The records of th: those of its tid from the last call of any earlier
+ * thread of that tid on, and, if a later one follows (an exec keeps the tid,
+ * in a new process image), before its own last call: what comes between two
+ * is the later one's (the execve itself, the loader's calls), once.
  */
 static void ct_kwrap_range(struct ct_kwrap *kw, const struct ct_thread_info *th)
 {
@@ -18,8 +19,8 @@ static void ct_kwrap_range(struct ct_kwrap *kw, const struct ct_thread_info *th)
 			continue;
 		if (o->first_clock < th->first_clock && o->last_clock > lo)
 			lo = o->last_clock;
-		if (o->first_clock > th->first_clock && o->first_clock < hi)
-			hi = o->first_clock;
+		if (o->first_clock > th->first_clock && th->last_clock < hi)
+			hi = th->last_clock;
 	}
 	if (th->snapshot) { /* a flight recorder's snapshot: its window only */
 		lo = ct_max(lo, th->first_clock);
