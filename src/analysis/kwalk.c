@@ -62,7 +62,8 @@ static void ct_kwrap_to(struct ct_kwrap *kw, uint64_t clock)
 static void ct_kwrap_thread_begin(void *ctx, const struct ct_thread_info *th)
 {
 	struct ct_kwrap *kw = ctx;
-	ct_kwrap_range(kw, th);
+	if (!kw->fed)
+		ct_kwrap_range(kw, th);
 	kw->depth = kw->nopen = 0;
 	if (kw->inner->thread_begin)
 		kw->inner->thread_begin(kw->ictx, th);
@@ -113,7 +114,8 @@ static void ct_kwrap_dropped(void *ctx, uint64_t enter_clock, uint64_t exit_cloc
 static void ct_kwrap_thread_end(void *ctx, const struct ct_thread_info *th)
 {
 	struct ct_kwrap *kw = ctx;
-	ct_kwrap_to(kw, UINT64_MAX);
+	if (!kw->superseded)
+		ct_kwrap_to(kw, UINT64_MAX);
 	if (kw->inner->thread_end)
 		kw->inner->thread_end(kw->ictx, th);
 }
@@ -139,6 +141,25 @@ int ct_kwrap_init(struct ct_kwrap *kw, struct ct_trace *t, const struct ct_filte
 				 .f = *f,
 				 .min_ticks = f->min_ns / t->ns_per_tick };
 	return 1;
+}
+
+void ct_kwrap_init_fed(struct ct_kwrap *kw, struct ct_trace *t, const struct ct_filter *f,
+		       const struct ct_sink *inner, void *ictx, ct_kernel_cb kernel)
+{
+	*kw = (struct ct_kwrap){ .inner = inner,
+				 .ictx = ictx,
+				 .kernel = kernel,
+				 .t = t,
+				 .f = *f,
+				 .min_ticks = f->min_ns / t->ns_per_tick,
+				 .fed = 1 };
+}
+
+void ct_kwrap_feed(struct ct_kwrap *kw, const struct ct_kernel_rec *recs,
+		   const struct ct_kernel_rec *end)
+{
+	kw->next = recs;
+	kw->end = end;
 }
 
 static int ct_walk_run_kwrap(struct ct_walk *w, const struct ct_sink *sink, void *ctx,

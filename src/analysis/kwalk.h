@@ -29,6 +29,8 @@ struct ct_kwrap {
 	uint32_t depth;				/* where a record made now is shown */
 	uint32_t nopen;				/* shown calls open */
 	int keep_dropped; /* records under a dropped call: passed in the nearest shown call */
+	int fed;	  /* live: the records come from ct_kwrap_feed, not from the trace */
+	int superseded;	  /* fed: a later thread took the tid (an exec): leave it the rest */
 };
 
 extern const struct ct_sink ct_kwrap_sink;
@@ -40,6 +42,19 @@ extern const struct ct_sink ct_kwrap_sink;
  */
 int ct_kwrap_init(struct ct_kwrap *kw, struct ct_trace *t, const struct ct_filter *f,
 		  const struct ct_sink *inner, void *ictx, ct_kernel_cb kernel);
+/*
+ * live: kw set up to pass the records it is fed (ct_kwrap_feed), the trace
+ * growing under it.
+ */
+void ct_kwrap_init_fed(struct ct_kwrap *kw, struct ct_trace *t, const struct ct_filter *f,
+		       const struct ct_sink *inner, void *ictx, ct_kernel_cb kernel);
+/*
+ * The thread's records not passed yet, in time order, from [recs, end): the
+ * records of its tid before the next calls given to kw must be there.
+ * kw->next tells where it got to.
+ */
+void ct_kwrap_feed(struct ct_kwrap *kw, const struct ct_kernel_rec *recs,
+		   const struct ct_kernel_rec *end);
 /* ct_walk_run through kw when the trace has kernel records, else into sink directly. */
 int ct_walk_run_kernel(struct ct_walk *w, const struct ct_sink *sink, void *ctx,
 		       ct_kernel_cb kernel);

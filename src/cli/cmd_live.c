@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "../output/live.h"
+#include "../record/kside.h"
 #include "../record/record.h"
 
 static const char ct_live_help[] =
@@ -130,8 +131,16 @@ static int ct_live_parse(int argc, char **argv, struct ct_live_args *a, int *sta
 	return 1;
 }
 
+/* live --kernel: how far the recorder's kernel side is written, for one thread */
+static uint64_t ct_live_kernel_complete(void *arg, int32_t tid)
+{
+	struct ct_kernel *const *k = arg;
+	return ct_kside_complete(*k, tid);
+}
+
 int ct_cmd_live(int argc, char **argv)
 {
+	struct ct_kernel *kernel = NULL;
 	struct ct_live_args a = { .rec = { .buffer_size = CT_DEFAULT_BUFFER,
 					   .chunk_size = CT_DEFAULT_CHUNK,
 					   .level = CT_DEFAULT_ZSTD_LEVEL,
@@ -168,6 +177,10 @@ int ct_cmd_live(int argc, char **argv)
 	struct ct_live *live = ct_live_new(a.rec.output, out, &a.filter.f, &a.replay, a.read.demangle);
 	a.rec.tick = (void (*)(void *))ct_live_tick;
 	a.rec.tick_arg = live;
+	if (a.rec.kernel) {
+		a.rec.kernel_at = &kernel;
+		ct_live_kernel(live, ct_live_kernel_complete, &kernel);
+	}
 	status = ct_record(&a.rec);
 	if (ct_live_end(live) < 0 && out != stdout)
 		ct_error("cannot write %s", a.out_path);

@@ -483,5 +483,21 @@ size_t ct_kernel_poll(struct ct_kernel *k, struct ct_writer *w, int final)
 	memmove(k->pend, k->pend + done, (k->npend - done) * sizeof(*k->pend));
 	k->npend -= done;
 	ct_write_out(k, w);
+	k->paired_to = watermark;
 	return (size_t)(k->records - before);
+}
+
+uint64_t ct_kernel_complete(const struct ct_kernel *k, int32_t tid)
+{
+	uint64_t done = k->paired_to;
+	const uint64_t *slot = ct_map_find(&k->tindex, (uint64_t)(uint32_t)tid | UINT64_C(1) << 63);
+	if (!slot)
+		return done;
+	/* its open system call or off-CPU interval: written when it ends */
+	const struct ct_kthread *t = &k->threads[*slot];
+	if (t->in_syscall && t->enter < done)
+		done = t->enter;
+	if (t->off && t->out < done)
+		done = t->out;
+	return done;
 }

@@ -33,6 +33,12 @@ struct ct_kernel *ct_kernel_open(uint32_t clock, const int32_t *tids, char *why,
  * (everything when final) and write it. Returns the records written.
  */
 size_t ct_kernel_poll(struct ct_kernel *k, struct ct_writer *w, int final);
+/*
+ * live: the time (trace clock) before which every record of thread tid that
+ * will ever be written is written: the last drain's watermark, or earlier,
+ * the start of what the thread has open (a system call, an off-CPU interval).
+ */
+uint64_t ct_kernel_complete(const struct ct_kernel *k, int32_t tid);
 /* Kernel events dropped so far (full rings), and records written. */
 void ct_kernel_counts(const struct ct_kernel *k, uint64_t *lost, uint64_t *records);
 void ct_kernel_close(struct ct_kernel *k);

@@ -65,6 +65,8 @@ int ct_replay(struct ct_trace *t, struct ct_symbols *sym, struct ct_walk *w, FIL
 struct ct_sink;
 struct ct_replay_out;
 extern const struct ct_sink ct_replay_sink;
+/* record --kernel: a system call or off-CPU interval as a line, ctx a replay thread (kwalk.h) */
+void ct_replay_kernel(void *ctx, const struct ct_kernel_rec *k, uint32_t depth);
 struct ct_replay_out *ct_replay_out_new(const struct ct_trace *t, struct ct_symbols *sym,
 					FILE *out, const struct ct_replay_opts *o, int live);
 void *ct_replay_thread_new(struct ct_replay_out *ro);

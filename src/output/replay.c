@@ -297,7 +297,7 @@ static void ct_replay_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 }
 
 /* record --kernel: a system call or an off-CPU interval, in the call that made it */
-static void ct_replay_kernel(void *ctx, const struct ct_kernel_rec *k, uint32_t depth)
+void ct_replay_kernel(void *ctx, const struct ct_kernel_rec *k, uint32_t depth)
 {
 	struct ct_replay *r = ctx;
 	char text[512];

@@ -54,6 +54,11 @@ void ct_kside_poll(struct ct_kernel *k, struct ct_writer *w)
 		ct_kernel_poll(k, w, 0);
 }
 
+uint64_t ct_kside_complete(const struct ct_kernel *k, int32_t tid)
+{
+	return k ? ct_kernel_complete(k, tid) : UINT64_MAX;
+}
+
 /* The last events, what the trace holds of the kernel's side, and the events closed. */
 void ct_kside_finish(struct ct_kernel *k, struct ct_writer *w)
 {

@@ -17,6 +17,8 @@ struct ct_kernel;
  */
 struct ct_kernel *ct_kside_open(uint32_t clock, pid_t attach_pid);
 void ct_kside_poll(struct ct_kernel *k, struct ct_writer *w);
+/* live: ct_kernel_complete, or all of it without the kernel's side (k NULL) */
+uint64_t ct_kside_complete(const struct ct_kernel *k, int32_t tid);
 /* Before the END block: the rest, a META block; closes k. */
 void ct_kside_finish(struct ct_kernel *k, struct ct_writer *w);
 

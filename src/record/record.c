@@ -579,6 +579,8 @@ static void ct_finish(struct ct_session *s)
 	ct_untraced_drain_started(s->pool.ctl);
 	ct_write_symtabs(&s->col);
 	ct_write_method(s);
+	if (s->o->kernel_at)
+		*s->o->kernel_at = NULL;
 	ct_kside_finish(s->kernel, &s->w);
 
 	/* a calibration over less than 10 ms would be imprecise */
@@ -765,6 +767,8 @@ int ct_record(const struct ct_record_opts *o)
 	/* the events follow the next exec, or the threads attached to and their children */
 	if (o->kernel)
 		s.kernel = ct_kside_open(s.clock, o->attach_pid);
+	if (o->kernel_at)
+		*o->kernel_at = s.kernel;
 	if (o->attach_pid) {
 		struct ct_attach_opts a = { .pid = o->attach_pid, .ctl = s.pool.ctl,
 					    .pool_path = s.pool.path,
@@ -779,6 +783,8 @@ int ct_record(const struct ct_record_opts *o)
 		s.child = ct_launch(o->argv, runtime, s.pool.path, o->no_follow, &status);
 	free(runtime);
 	if (s.child < 0) {
+		if (o->kernel_at)
+			*o->kernel_at = NULL;
 		ct_kside_finish(s.kernel, NULL);
 		ct_pool_destroy(&s.pool);
 		ct_writer_abandon(&s.w, o->output);

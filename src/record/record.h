@@ -13,6 +13,8 @@
 #include "workers.h"
 #include "../util/util.h"
 
+struct ct_kernel;
+
 struct ct_record_opts {
 	const char *output;
 	char **argv; /* PROG ARGS..., NULL-terminated */
@@ -36,6 +38,8 @@ struct ct_record_opts {
 	uint64_t duration_ms; /* attach: stop after this long (0: at Ctrl-C or its end) */
 	int quiet;	      /* attach -q: no first and last line on stderr */
 	int kernel;	      /* --kernel: system calls and off-CPU intervals (src/kernel) */
+	/* live --kernel: the kernel's side while it records (NULL before and after) */
+	struct ct_kernel **kernel_at;
 };
 
 #define CT_DEFAULT_OUTPUT     "calltrace.data"

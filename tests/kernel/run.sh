@@ -22,6 +22,8 @@
 #               kernel's times are on the trace's clock
 #   clock/between  1,000 x { tick_a(); getppid(); tick_b(); }: each system call
 #               between the calls around it, in that order
+#   live/*      live --kernel shows each thread's kernel lines in place: the same
+#               tree as replay's of its trace (sleep, mutex, fork and exec)
 #   attach      attach --kernel to a process in a loop of getppid() and 20 ms
 #               sleeps: both in their functions, from the attach on
 #   info        tells the system calls and off-CPU intervals the trace holds
@@ -172,6 +174,35 @@ if recorded ticks && [ "$seq" = "$want" ]; then
 else
 	bad clock/between "the getppid() calls are not each between tick_a() and tick_b()" ticks.txt
 fi
+
+# ---- live --kernel: the system calls and off-CPU intervals in place, as replay shows them ----
+# each thread's lines in the same order as replay's of the same trace (times and durations
+# aside: live's clock rate is its first estimate); live holds a thread's calls back until the
+# recorder has written its kernel records up to them. (live closes what a thread left open,
+# "} /* main: unfinished */", at the end of the run only: not compared.)
+kseq() { # FILE: "tid text" of each tree line, threads apart, each in its order
+	grep '] | ' "$1" | grep -v ': unfinished \*/$' | sed 's/\[syscall [^]]*\]/[syscall]/; s/off-cpu [0-9.]* [mun]*s/off-cpu/' |
+		sed -E 's/^[^[]*\[ *([0-9]+)\] \| /\1 /' | sort -s -n -k1,1
+}
+for m in sleep mutex fork; do
+	rm -f "live-$m.data"
+	timeout -k 5 $T "$CT" live --kernel --color=never --data "live-$m.data" ./kprog $m \
+		>"live-$m.txt" 2>"live-$m.err"
+	st=$?
+	timeout -k 5 $T "$CT" replay -i "live-$m.data" --color=never >"live-$m.replay" 2>&1
+	kseq "live-$m.txt" >"live-$m.seq"
+	kseq "live-$m.replay" >"live-$m.want"
+	k=$(grep -cE '\[syscall\]|off-cpu' "live-$m.seq")
+	if [ "$st" = 0 ] && [ "$k" -gt 10 ] && diff "live-$m.want" "live-$m.seq" >"live-$m.diff"; then
+		ok "live/$m"
+	else
+		bad "live/$m" "status $st, $k kernel lines; live's tree differs from replay's (< replay, > live)" \
+			"live-$m.diff"
+	fi
+done
+n=$(tree count live-sleep.txt sleeper '^clock_nanosleep\(.*\) = 0  \[syscall ')
+[ "$n" = 4 ] && ok live/nanosleep-inside ||
+	bad live/nanosleep-inside "$n clock_nanosleep calls in sleeper() in live's tree, not 4" live-sleep.txt
 
 # ---- attach --kernel: the threads of a running process, from the attach on ----
 ./kprog loop 100 >/dev/null &
