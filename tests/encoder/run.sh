@@ -53,9 +53,17 @@ cc -O1 -g -pthread -finstrument-functions "$HERE/work.c" -o work 2>build.err ||
 # each thread's calls and returns in its order, thread ids and times left out (and
 # the threads in no particular order): what must not change
 sequence() {
-	timeout -k 5 $T "$CT" dump -i "$1" 2>/dev/null |
-		awk '/^# thread/ { t++ } $3 == "enter" || $3 == "exit" { s[t] = s[t] $3 " " $NF ";" }
-			END { for (k in s) print s[k] }' | sort | md5sum
+	timeout -k 5 $T "$CT" dump -i "$1" 2>/dev/null | timeout -k 5 $T $PY -c '
+import hashlib, sys
+threads, cur = [], None
+for line in sys.stdin:
+    f = line.split()
+    if line.startswith("# thread"):
+        cur = hashlib.md5()
+        threads.append(cur)
+    elif cur and len(f) > 3 and f[2] in ("enter", "exit"):
+        cur.update((f[2] + " " + f[-1] + ";").encode())
+print(sorted(h.hexdigest() for h in threads))'
 }
 for j in 1 2 4; do
 	d=jobs-$j
