@@ -214,6 +214,10 @@ check-sanitize-run: deps-test
 	@BUILD=$(BUILD) CT_SAN_FLAGS='$(SAN_FLAGS)' COMBOS='gcc-O2 clang-O0' \
 		tests/run.sh '$(SAN_CHECK_TESTS)'
 
+# bench/encode_bench.c: the recorder's encoder alone on chunks rebuilt from a trace, 1 and N workers
+$(BUILD)/encode_bench: bench/encode_bench.c $(filter-out $(BUILD)/obj/cli/main.o,$(TOOL_OBJS))
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS) $(DECODER_LIBS) -lstdc++ -lm -ldl
+
 bench: all
 	@bench/run.sh
 
