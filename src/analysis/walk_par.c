@@ -16,7 +16,7 @@
  * The symbols are only ever touched on the caller's thread, in the order a
  * one-thread walk touches them, so function ids (and whatever depends on
  * them) come out the same, and the sink is called from one thread only.
- * A thread's chunks wait in its queue, at most CT_PAR_QUEUE of them: a worker
+ * A thread's chunks wait in its queue, a few of them: a worker
  * ahead of the reader waits, so memory stays bounded.
  */
 #include <pthread.h>
@@ -27,7 +27,12 @@
 #include "walk_int.h"
 
 #define CT_PAR_CHUNK 32768 /* 8-byte slots in a chunk: 256 KiB */
-#define CT_PAR_QUEUE 4	   /* chunks a thread's queue holds */
+/*
+ * Chunks the queues hold, shared out among the workers (at least 4 each): 4 MiB,
+ * some 6 ms of a report's work, so that a thread of the pipeline the machine's
+ * other load preempts for a time slice does not stall the other at once.
+ */
+#define CT_PAR_QUEUED 16
 
 enum ct_op_type {
 	CT_OP_ENTER_SHORT, /* one slot: type, function index << 8, clock delta << 32 */
@@ -86,6 +91,7 @@ struct ct_par {
 	pthread_mutex_t lock;
 	pthread_cond_t ready, room;
 	pthread_mutex_t inherit_lock; /* w->inherit is one for all */
+	unsigned queue;		      /* chunks a thread's queue holds */
 };
 
 static uint32_t ct_slots(size_t bytes)
@@ -128,7 +134,7 @@ static struct ct_chunk *ct_par_publish(struct ct_par *p, struct ct_par_thread *p
 				       struct ct_chunk *c, size_t slots)
 {
 	pthread_mutex_lock(&p->lock);
-	while (pt->queued >= CT_PAR_QUEUE)
+	while (pt->queued >= p->queue)
 		pthread_cond_wait(&p->room, &p->lock);
 	if (pt->tail)
 		pt->tail->next = c;
@@ -732,6 +738,7 @@ int ct_walk_run_parallel(struct ct_walk *w, const struct ct_sink *sink, void *ct
 	pthread_cond_init(&p.room, NULL);
 
 	size_t nworkers = ct_min((size_t)jobs - 1, p.nthreads), started = 0;
+	p.queue = nworkers ? (unsigned)ct_max(4, CT_PAR_QUEUED / nworkers) : 4;
 	pthread_t *workers = ct_calloc(nworkers + 1, sizeof(*workers));
 	while (started < nworkers && !pthread_create(&workers[started], NULL, ct_par_worker, &p))
 		started++;
