@@ -46,7 +46,12 @@ struct ct_record_opts {
 #define CT_DEFAULT_CHUNK      (64u << 10)
 #define CT_DEFAULT_BUFFER     (256ull << 20) /* the cap: pages cost memory once touched */
 #define CT_POOL_FIRST	      (32u << 20)    /* chunks released at the start, in bytes */
-#define CT_DEFAULT_ZSTD_LEVEL 1
+/*
+ * zstd's first fast level: on format 4's planes it costs the recorder 5-7 %
+ * less CPU than level 1 for 5-20 % more bytes (fib 0.26 -> 0.32 bytes an event,
+ * yaml-cpp 0.91 -> 0.96; bench/encode_bench -l, docs/PERFORMANCE.md).
+ */
+#define CT_DEFAULT_ZSTD_LEVEL (-1)
 
 /* Returns calltrace's exit status: the program's, or an error status. */
 int ct_record(const struct ct_record_opts *o);

@@ -9,6 +9,19 @@ struct ct_worker_arg {
 	uint32_t self;
 };
 
+/*
+ * Enough done to wake the collector: the oldest job and those after it, up to
+ * half the ring (or all in flight). Waking it for every job would cost two
+ * context switches a chunk; a batch costs them once per half ring.
+ */
+static int ct_batch_done(const struct ct_workers *w)
+{
+	uint64_t want = ct_min(w->cap / 2, w->tail - w->head), n = 0;
+	while (n < want && w->done[(w->head + n) % w->cap])
+		n++;
+	return n && n == want;
+}
+
 static void *ct_worker_main(void *p)
 {
 	struct ct_worker_arg *a = p;
@@ -18,8 +31,11 @@ static void *ct_worker_main(void *p)
 	free(a);
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		while (w->taken == w->tail && !w->stop)
+		while (w->taken == w->tail && !w->stop) {
+			w->idle++;
 			pthread_cond_wait(&w->work, &w->lock);
+			w->idle--;
+		}
 		if (w->taken == w->tail)
 			break;
 		uint32_t slot = (uint32_t)(w->taken++ % w->cap);
@@ -27,7 +43,8 @@ static void *ct_worker_main(void *p)
 		ct_chunk_encode(e, &w->jobs[slot]);
 		pthread_mutex_lock(&w->lock);
 		w->done[slot] = 1;
-		pthread_cond_broadcast(&w->finished);
+		if (w->waiting && ct_batch_done(w))
+			pthread_cond_signal(&w->finished);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
@@ -36,7 +53,7 @@ static void *ct_worker_main(void *p)
 void ct_workers_init(struct ct_workers *w, uint32_t n, uint32_t max_records, int level)
 {
 	memset(w, 0, sizeof(*w));
-	w->cap = n ? 4 * n : 1;
+	w->cap = n ? 8 * n : 1;
 	w->jobs = ct_calloc(w->cap, sizeof(*w->jobs));
 	w->done = ct_calloc(w->cap, 1);
 	w->nenc = n ? n : 1;
@@ -106,7 +123,8 @@ void ct_workers_submit(struct ct_workers *w)
 	pthread_mutex_lock(&w->lock);
 	w->done[slot] = 0;
 	w->tail++;
-	pthread_cond_signal(&w->work);
+	if (w->idle) /* a busy worker takes it when it is done with its own */
+		pthread_cond_signal(&w->work);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -117,8 +135,11 @@ struct ct_chunk_job *ct_workers_oldest(struct ct_workers *w)
 	uint32_t slot = (uint32_t)(w->head % w->cap);
 	if (w->n) {
 		pthread_mutex_lock(&w->lock);
-		while (!w->done[slot])
+		while (!w->done[slot] && !ct_batch_done(w)) {
+			w->waiting = 1;
 			pthread_cond_wait(&w->finished, &w->lock);
+			w->waiting = 0;
+		}
 		pthread_mutex_unlock(&w->lock);
 	}
 	return &w->jobs[slot];

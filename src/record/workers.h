@@ -3,8 +3,8 @@
  * Encoding chunks on worker threads (record --jobs N). Chunks are
  * self-contained, so any worker encodes any chunk; the collector takes the
  * blocks back in the order it handed the chunks out and writes them in that
- * order, so the file is the same as with one thread. At most `cap` jobs are in
- * flight, each holding one pool chunk and its block: memory stays bounded.
+ * order, so the file is the same as with one thread. At most `cap` jobs (8 a worker)
+ * are in flight, each holding one pool chunk and its block: memory stays bounded.
  */
 #ifndef CT_RECORD_WORKERS_H
 #define CT_RECORD_WORKERS_H
@@ -27,6 +27,8 @@ struct ct_workers {
 	uint64_t taken; /* the next job a worker starts */
 	uint64_t tail;	/* the next free slot */
 	int stop;
+	uint32_t idle; /* workers waiting for a job */
+	int waiting;   /* the collector waits for the oldest job */
 	pthread_mutex_t lock;
 	pthread_cond_t work, finished;
 };
