@@ -2,9 +2,10 @@
 /*
  * The modules of a traced process, from /proc/PID/maps: described in MODULE
  * records for the readers, and given their breakpoints: entries of the
- * functions -P selects (all of the program's by default, a library's when a
- * pattern names it), and the few library functions that move a thread's
- * stack without returning (longjmp, a C++ catch), which the tracer follows.
+ * functions -P selects (all of the program's and its own libraries' by
+ * default, a system library's when a pattern names it), and the few library
+ * functions that move a thread's stack without returning (longjmp, a C++
+ * catch), which the tracer follows.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -201,7 +202,8 @@ static void ct_arm_one(struct ct_tracer *tr, struct ct_pt_thread *t, const struc
 	int program = !strcmp(m->path, a->exe);
 	if (!(a->what & (program ? CT_ARM_PROGRAM : CT_ARM_LIBRARIES)))
 		return;
-	int selected = program || ct_select_library(m->path);
+	/* as the patch method: the program's own libraries too (not the system's) */
+	int selected = program || ct_select_library(m->path) || ct_select_own_library(m->path);
 	const char *b = ct_basename(m->path);
 	int hooks = program || !strncmp(b, "libc.so", 7) || !strncmp(b, "libstdc++", 9);
 	int loader = !strncmp(b, "ld-linux", 8);

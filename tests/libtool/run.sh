@@ -15,8 +15,8 @@
 #              names libm, left unpatched, with the -P that takes it; -P
 #              'libm*:*' then traces it. With the script run as a program
 #              (CALLTRACE_NO_LIBTOOL=1) the shell's processes are counted, not
-#              listed, and the counts are the same. `live ./prog` runs .libs/prog
-#              as well.
+#              listed, and the counts are the same. --method=ptrace patches
+#              libdemo by default too; `live ./prog` runs .libs/prog as well.
 #   spawn/*    a program that posix_spawns /bin/true and an instrumented child
 #              and calls system(): the child's exact counts, the spawn and
 #              system marks in the parent's tree, the count line in info; a
@@ -113,6 +113,14 @@ else
 	ok info-unpatched
 fi
 expect_calls own-library "$W/lt.data" $COUNTS
+
+# the ptrace method patches the program's own library by default too
+(cd "$P" && run "$CT" record --method=ptrace -o "$W/ltp.data" ./prog >"$W/ltp.out" 2>"$W/ltp.err")
+if cmp -s "$W/plain.out" "$W/ltp.out"; then
+	expect_calls own-library-ptrace "$W/ltp.data" $COUNTS
+else
+	bad own-library-ptrace "record --method=ptrace failed or changed the output" "$W/ltp.err"
+fi
 
 # live resolves the wrapper as record does: .libs/prog, no shell, libdemo's calls shown
 (cd "$P" && run "$CT" live ./prog >"$W/live.out" 2>"$W/live.err")
