@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "../record/syshdr.h"
 #include "../symbols/symbols.h"
 
 static const char *const ct_methods[] = { "auto",	 "finstrument", "fentry",
@@ -150,6 +151,8 @@ int ct_trace_check(const char *cmd, const char *prog)
 		rc = -1;
 	} else if (ct_method_fits(cmd, prog, &e) < 0) {
 		rc = -1;
+	} else if (e.patchable && (!strcmp(ct_method, "auto") || !strcmp(ct_method, "patchable"))) {
+		ct_syshdr_offer(path); /* its entries from system headers stay unpatched */
 	}
 	free(path);
 	return rc;

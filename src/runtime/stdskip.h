@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The C++ standard library's functions, left unpatched in modules with patchable entries. */
+/* The C++ standard library's functions (and the program's from system headers, by the
+ * recorder's DWARF list), left unpatched in modules with patchable entries. */
 #ifndef CT_STDSKIP_H
 #define CT_STDSKIP_H
 
@@ -10,7 +11,7 @@
 
 struct ct_stdskip {
 	uintptr_t *addr; /* the functions' addresses, sorted */
-	size_t n;
+	size_t n, cap;	 /* cap: the room mapped */
 };
 
 int ct_is_std_mangled(const char *name) CT_HIDDEN;

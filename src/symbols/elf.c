@@ -133,6 +133,21 @@ static void ct_finish(struct ct_sym_vec *s, struct ct_elf_funcs *out)
 	free(tmp);
 }
 
+int ct_elf_build_id(const char *path, uint8_t id[32])
+{
+	struct ct_elf_funcs out = { 0 };
+	int fd = elf_version(EV_CURRENT) == EV_NONE ? -1 : ct_open_regular(path);
+	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (e && elf_kind(e) == ELF_K_ELF)
+		ct_read_build_id(e, &out);
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	memcpy(id, out.build_id, sizeof(out.build_id));
+	return out.build_id_len;
+}
+
 int ct_elf_read_funcs(const char *path, const char *const *libs, struct ct_elf_funcs *out,
 		      char *err, size_t errlen)
 {

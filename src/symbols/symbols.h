@@ -36,6 +36,8 @@ struct ct_elf_funcs {
 int ct_elf_read_funcs(const char *path, const char *const *libs, struct ct_elf_funcs *out,
 		      char *err, size_t errlen);
 void ct_elf_funcs_free(struct ct_elf_funcs *f);
+/* The file's GNU build-id into id: its length, 0 if it has none. */
+int ct_elf_build_id(const char *path, uint8_t id[32]);
 
 /*
  * elf_imports.c: each imported function's GOT slot (ELF address) and
@@ -107,6 +109,8 @@ void ct_symbols_describe(struct ct_symbols *s, uint32_t instance, uint64_t addr,
 uint32_t ct_symbols_count(const struct ct_symbols *s);
 /* dwarf.c: 1 if the function at ELF address addr of the file is declared in a system header */
 int ct_dwarf_declared_in_system(const char *path, uint64_t addr);
+/* dwarf.c: fn(arg, ELF address) for each function of the file declared in a system header */
+void ct_dwarf_system_functions(const char *path, void (*fn)(void *, uint64_t), void *arg);
 /* dwarf.c: "file.c:42" for the instruction at ELF address addr of path; 0 if unknown */
 int ct_dwarf_srcline(const char *path, uint64_t addr, char *buf, size_t len);
 /* The same for a runtime address of a process image; 0 if unknown. */

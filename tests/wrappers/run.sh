@@ -3,6 +3,7 @@
 # project built with make and with CMake, traced with exact counts; an
 # autoconf configure giving the same answers as the plain compiler; the
 # default (patchable) and finstrument methods on inline-heavy code; the
+# functions of system headers left unpatched by default (section_syshdr); the
 # fentry and patchable methods' markers; the wrapper's options, pass-through
 # cases and errors. Prints ok/FAIL lines (tests/run.sh counts them). Outputs
 # stay in $TEST_OUT/wrappers.
@@ -241,6 +242,51 @@ section_inline() {
 		inline_build clang "$WCC" CALLTRACE_CC=clang
 	else
 		fail inline/clang "clang is missing (scripts/install-deps.sh)"
+	fi
+}
+
+# ---- system headers: their functions left unpatched at record time -------------------
+# names NAME DATA: the functions report --json lists, one a line, in NAME.names
+names_of() {
+	"$CT" report -i "$2" --json 2>"$1.err" |
+		"$PY" -c 'import json,sys
+for r in json.load(sys.stdin): print(r["name"], r["calls"])' >"$1.names" 2>>"$1.err"
+}
+# mutex.cc at -O0 (default build: patchable entries) calls gthr-default.h's
+# __gthread_* helpers, declared in a system header: the recorder's DWARF list
+# keeps them unpatched, on a first run, from the cache, and with --no-cache;
+# bump's and main's counts exact. --method=patch still takes them (they exist).
+section_syshdr() {
+	local d=$out/syshdr run
+	mkdir -p "$d" && cp "$here/mutex.cc" "$d/"
+	if ! (cd "$d" && "$WCXX" -O0 -g -o mutex mutex.cc -pthread) >"$d/build.log" 2>&1; then
+		fail syshdr/build "calltrace-c++ failed" "$d/build.log"
+		return
+	fi
+	for run in first cached no-cache; do
+		local opt=
+		[ "$run" = no-cache ] && opt=--no-cache
+		timeout -k 5 60 "$CT" record $opt -o "$d/$run.data" "$d/mutex" >"$d/$run.out" 2>&1
+		names_of "$d/$run" "$d/$run.data"
+		if grep -q '^__gthread' "$d/$run.names"; then
+			fail "syshdr/$run" "a function from a system header was patched" "$d/$run.names"
+		elif ! grep -qx 'bump 5' "$d/$run.names" || ! grep -qx 'main 1' "$d/$run.names"; then
+			fail "syshdr/$run" "bump or main not counted exactly" "$d/$run.names"
+		else
+			pass "syshdr/$run"
+		fi
+	done
+	if [ "$(ls "$XDG_CACHE_HOME/calltrace" | grep -c '\.syshdr$')" -ge 1 ]; then
+		pass syshdr/list-kept
+	else
+		fail syshdr/list-kept "no .syshdr list kept in the cache"
+	fi
+	timeout -k 5 60 "$CT" record --method=patch -o "$d/patch.data" "$d/mutex" >"$d/patch.out" 2>&1
+	names_of "$d/patch" "$d/patch.data"
+	if grep -q '^__gthread_mutex_lock 5$' "$d/patch.names"; then
+		pass syshdr/patch-method-takes-them
+	else
+		fail syshdr/patch-method-takes-them "the helpers are not there to leave out" "$d/patch.names"
 	fi
 }
 
@@ -536,8 +582,9 @@ section_cmake >"$out/s-cmake.txt" 2>&1 &
 section_make >"$out/s-make.txt" 2>&1
 section_methods >"$out/s-methods.txt" 2>&1
 section_inline >"$out/s-inline.txt" 2>&1
+section_syshdr >"$out/s-syshdr.txt" 2>&1
 section_options >"$out/s-options.txt" 2>&1
 wait
 cat "$out"/s-make.txt "$out"/s-cmake.txt "$out"/s-autoconf.txt \
-	"$out"/s-inline.txt "$out"/s-methods.txt "$out"/s-options.txt
+	"$out"/s-inline.txt "$out"/s-syshdr.txt "$out"/s-methods.txt "$out"/s-options.txt
 finish

@@ -373,14 +373,19 @@ struct ct_plan_file {
 	char name[96];
 };
 
-/* A name plancache.c gives: hex digits and '-', then ".plan"; else a temporary file of ours. */
+/*
+ * A name plancache.c gives (hex digits and '-', then ".plan"), or the
+ * recorder's lists of functions from system headers (".syshdr",
+ * src/record/syshdr.c), pruned alike; else a temporary file of ours.
+ */
 static int ct_plan_file_kind(const char *name)
 {
 	size_t len = strlen(name), hex = strspn(name, "0123456789abcdef-");
-	if (len > 5 && len < sizeof(((struct ct_plan_file *)0)->name) && hex == len - 5 &&
-	    !strcmp(name + hex, ".plan"))
+	if (len > 5 && len < sizeof(((struct ct_plan_file *)0)->name) &&
+	    (!strcmp(name + hex, ".plan") || !strcmp(name + hex, ".syshdr")))
 		return 'p';
-	if (name[0] == '.' && len > 5 && !strcmp(name + len - 4, ".tmp") && strstr(name, ".plan."))
+	if (len > 5 && !strcmp(name + len - 4, ".tmp") &&
+	    ((name[0] == '.' && strstr(name, ".plan.")) || strstr(name, ".syshdr.")))
 		return 't';
 	return 0;
 }
