@@ -47,6 +47,7 @@ enum ct_block_type {
 	CT_BLOCK_PROTOS = 11, /* zstd: u32 instance, then a CT_EXT_PROTOS payload */
 	CT_BLOCK_UNTRACED = 12, /* struct ct_untraced_rec, path \0: a process ran untraced */
 	CT_BLOCK_KERNEL = 13,	/* struct ct_kernel_hdr, then records (record --kernel) */
+	CT_BLOCK_KARGS = 14,	/* struct ct_karg_rec + data, ...: what system calls pointed to */
 };
 
 /* block flags */
@@ -239,6 +240,26 @@ struct ct_kernel_rec {
 };
 
 #define CT_KREC_MIN_SIZE 72u /* the first records had no CPUs */
+
+/*
+ * KARGS: what a system call's pointer argument pointed to, read by the
+ * recorder from the program's memory while the call was still in progress
+ * (its exit came after the read): the record of (tid, start) shows it.
+ */
+struct ct_karg_rec {
+	uint64_t start; /* the system call's, as in its KERNEL record */
+	int32_t tid;
+	uint8_t what;  /* enum ct_karg_what */
+	uint8_t flags; /* CT_KARG_* */
+	uint16_t len;  /* bytes of data after this */
+};
+
+enum ct_karg_what {
+	CT_KARG_PATH = 1,     /* a path: its bytes, no NUL */
+	CT_KARG_TIMESPEC = 2, /* a struct timespec: i64 seconds, i64 nanoseconds */
+};
+
+#define CT_KARG_TRUNCATED 1u /* a path longer than the bytes kept */
 
 uint32_t ct_crc32c(uint32_t crc, const void *buf, size_t len);
 

@@ -71,3 +71,56 @@ const struct ct_kernel_rec *ct_trace_kernel(struct ct_trace *t, int32_t tid, siz
 	*n = end - lo;
 	return *n ? &t->krecs[lo] : NULL;
 }
+
+static uint64_t ct_karg_key(int32_t tid, uint64_t start)
+{
+	return (start * UINT64_C(0x9e3779b97f4a7c15) ^ (uint32_t)tid) | UINT64_C(1) << 63;
+}
+
+/*
+ * A KARGS payload: entries of a struct ct_karg_rec and its len bytes, one
+ * after another. An entry that runs past the payload makes the trace
+ * corrupt; one of a kind not known is kept (nothing shows it).
+ */
+int ct_kargs_add(struct ct_trace *t, const uint8_t *p, size_t len)
+{
+	size_t at = 0;
+	if (!t->kargs_index.keys)
+		ct_map_init(&t->kargs_index, 64);
+	while (at < len) {
+		struct ct_karg a;
+		if (len - at < sizeof(a.rec))
+			return -1;
+		memcpy(&a.rec, p + at, sizeof(a.rec));
+		at += sizeof(a.rec);
+		if (len - at < a.rec.len)
+			return -1;
+		a.off = t->kargs_data.len;
+		ct_buf_append(&t->kargs_data, p + at, a.rec.len);
+		at += a.rec.len;
+		int added;
+		uint64_t *slot = ct_map_put(&t->kargs_index, ct_karg_key(a.rec.tid, a.rec.start),
+					    &added);
+		if (!added)
+			continue; /* a second for one call (or two keys alike): the first stays */
+		t->kargs = ct_realloc(t->kargs, (t->nkargs + 1) * sizeof(*t->kargs));
+		t->kargs[t->nkargs++] = a;
+		*slot = t->nkargs;
+	}
+	return 0;
+}
+
+const struct ct_karg_rec *ct_trace_karg(const struct ct_trace *t, int32_t tid, uint64_t start,
+					const uint8_t **data)
+{
+	const uint64_t *slot =
+		t->nkargs ? ct_map_find(&t->kargs_index, ct_karg_key(tid, start)) : NULL;
+	if (!slot)
+		return NULL;
+	const struct ct_karg *a = &t->kargs[*slot - 1];
+	if (a->rec.tid != tid || a->rec.start != start)
+		return NULL; /* another call's key */
+	*data = t->kargs_data.data ? (const uint8_t *)t->kargs_data.data + a->off
+				   : (const uint8_t *)"";
+	return &a->rec;
+}

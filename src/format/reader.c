@@ -125,6 +125,14 @@ static int ct_add_kernel(struct ct_trace *t, const uint8_t *p, uint32_t len, uin
 	return r;
 }
 
+static int ct_add_kargs(struct ct_trace *t, const uint8_t *p, uint32_t len, uint16_t flags)
+{
+	struct ct_buf b = { 0 };
+	int r = ct_unpack(&b, p, len, flags) < 0 ? -1 : ct_kargs_add(t, b.data, b.len);
+	ct_buf_free(&b);
+	return r;
+}
+
 static int ct_add_protos(struct ct_trace *t, const uint8_t *p, uint32_t len, uint16_t flags)
 {
 	struct ct_buf b = { 0 };
@@ -271,6 +279,8 @@ static int ct_add_block(struct ct_trace *t, const struct ct_block_header *h, con
 	}
 	case CT_BLOCK_KERNEL:
 		return ct_add_kernel(t, p, h->length, h->flags);
+	case CT_BLOCK_KARGS:
+		return ct_add_kargs(t, p, h->length, h->flags);
 	case CT_BLOCK_END:
 		/* later versions append fields: take what is there, zero what is not */
 		if (h->length < offsetof(struct ct_end_rec, program_cpu_ns))
@@ -438,6 +448,10 @@ void ct_trace_close(struct ct_trace *t)
 		ct_buf_free(&t->protos[i]);
 	free(t->protos);
 	free(t->krecs);
+	free(t->kargs);
+	if (t->kargs_index.keys)
+		ct_map_free(&t->kargs_index);
+	ct_buf_free(&t->kargs_data);
 	for (size_t i = 0; i < t->nthreads; i++)
 		free(t->threads[i].blocks);
 	ct_map_free(&t->thread_index);

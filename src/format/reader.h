@@ -88,6 +88,10 @@ struct ct_trace {
 	size_t nkrecs;
 	uint64_t klost; /* kernel events its ring buffers dropped */
 	int ksorted;	/* krecs sorted by tid, then time */
+	struct ct_karg *kargs; /* KARGS: what system calls pointed to (kernel_recs.c) */
+	size_t nkargs;
+	struct ct_buf kargs_data; /* their bytes */
+	struct ct_map kargs_index; /* tid and start -> index + 1 in kargs */
 };
 
 struct ct_untraced_info {
@@ -155,5 +159,19 @@ void ct_stream_close(struct ct_stream *s);
 int ct_kernel_recs_add(struct ct_trace *t, const uint8_t *p, size_t len);
 /* The records of thread tid in time order, *n of them (NULL if none). */
 const struct ct_kernel_rec *ct_trace_kernel(struct ct_trace *t, int32_t tid, size_t *n);
+
+/* A KARGS entry: the system call of (tid, start) pointed to data. */
+struct ct_karg {
+	struct ct_karg_rec rec;
+	size_t off; /* its bytes in t->kargs_data */
+};
+/* kernel_recs.c: a KARGS payload's entries added; -1 if it lies */
+int ct_kargs_add(struct ct_trace *t, const uint8_t *p, size_t len);
+/*
+ * What the system call of tid that started at start pointed to (*data, rec.len
+ * bytes, valid until the trace grows), or NULL if not read.
+ */
+const struct ct_karg_rec *ct_trace_karg(const struct ct_trace *t, int32_t tid, uint64_t start,
+					const uint8_t **data);
 
 #endif

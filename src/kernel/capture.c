@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include "kernel_int.h"
@@ -170,8 +172,13 @@ void ct_kernel_close(struct ct_kernel *k)
 		return;
 	ct_kperf_close(k);
 	free(k->tids);
+	for (size_t i = 0; i < k->npend; i++)
+		free(k->pend[i].read);
 	free(k->pend);
+	for (size_t i = 0; i < k->nthreads; i++)
+		free(k->threads[i].read);
 	free(k->threads);
+	ct_buf_free(&k->kargs);
 	if (k->tindex.keys)
 		ct_map_free(&k->tindex);
 	ct_buf_free(&k->out);
@@ -239,6 +246,81 @@ static void ct_read_state(struct ct_kernel *k, const uint8_t *p, const uint8_t *
 	}
 }
 
+/*
+ * The calls whose pointer argument is worth reading (the recorder's own
+ * numbers: it runs on the program's machine): the address and what is there.
+ */
+static int ct_kread_which(uint32_t nr, const uint64_t *a, uint64_t *addr, uint8_t *what)
+{
+	switch (nr) {
+#ifdef SYS_open
+	case SYS_open:
+		*addr = a[0];
+		*what = CT_KARG_PATH;
+		return 1;
+#endif
+	case SYS_openat:
+		*addr = a[1];
+		*what = CT_KARG_PATH;
+		return 1;
+#ifdef SYS_nanosleep
+	case SYS_nanosleep:
+		*addr = a[0];
+		*what = CT_KARG_TIMESPEC;
+		return 1;
+#endif
+	case SYS_clock_nanosleep:
+		*addr = a[2];
+		*what = CT_KARG_TIMESPEC;
+		return 1;
+	}
+	return 0;
+}
+
+#define CT_KPATH_MAX 256u /* bytes of a path kept */
+
+/*
+ * Read what a system call just entered points to, from the thread's memory,
+ * now (as its sys_enter is drained): the value holds only if the call was
+ * still in progress when the read was over, which pairing tells from its
+ * exit's time. A path cut by an unmapped page before its NUL is no value.
+ */
+static struct ct_kread *ct_kread(struct ct_kernel *k, const struct ct_kev *e)
+{
+	uint64_t addr;
+	uint8_t what, buf[CT_KPATH_MAX];
+	if (!ct_kread_which(e->nr, e->args, &addr, &what) || !addr)
+		return NULL;
+	size_t want = what == CT_KARG_TIMESPEC ? 16 : sizeof(buf);
+	uint64_t page_end = (addr | 4095) + 1;
+	size_t first = page_end - addr < want ? (size_t)(page_end - addr) : want;
+	struct iovec local = { buf, want };
+	struct iovec remote[2] = { { (void *)(uintptr_t)addr, first },
+				   { (void *)(uintptr_t)page_end, want - first } };
+	ssize_t n = process_vm_readv(e->tid, &local, 1, remote, want > first ? 2 : 1, 0);
+	uint64_t done = ct_trace_now(k);
+	if (n <= 0)
+		return NULL;
+	size_t len = (size_t)n;
+	uint8_t flags = 0;
+	if (what == CT_KARG_TIMESPEC) {
+		if (len != 16)
+			return NULL;
+	} else {
+		const uint8_t *nul = memchr(buf, 0, len);
+		if (nul)
+			len = (size_t)(nul - buf);
+		else if (len == want)
+			flags = CT_KARG_TRUNCATED;
+		else
+			return NULL;
+	}
+	struct ct_kread *r = ct_malloc(sizeof(*r) + len);
+	*r = (struct ct_kread){ .done = done, .what = what, .flags = flags, .len = (uint16_t)len };
+	memcpy(r->data, buf, len);
+	return r;
+}
+
 /* A sample: the ids, u32 raw size, raw (common_type first). */
 static void ct_read_sample(struct ct_kernel *k, const uint8_t *p, size_t len)
 {
@@ -265,6 +347,7 @@ static void ct_read_sample(struct ct_kernel *k, const uint8_t *p, size_t len)
 	if (type == k->enter_id) {
 		e->type = CT_KEV_ENTER;
 		memcpy(e->args, raw + f[1].offset, sizeof(e->args));
+		e->read = ct_kread(k, e);
 	} else {
 		e->type = CT_KEV_EXIT;
 		e->ret = (int64_t)ct_field(raw, &f[1]);
@@ -394,7 +477,25 @@ static uint16_t ct_offcpu_cause(const struct ct_kthread *t, int preempt)
 							      : CT_OFFCPU_NOSYSCALL;
 }
 
-static void ct_pair(struct ct_kernel *k, const struct ct_kev *e)
+/*
+ * t's system call ended at exit: what its pointer pointed to, if read while
+ * it was still in progress. The read's end and the exit are on one clock,
+ * give or take the clocks' fit: a read that ended within a hundredth of the
+ * margin (20 us) before the exit is not trusted either.
+ */
+static void ct_emit_read(struct ct_kernel *k, const struct ct_kthread *t, uint64_t exit)
+{
+	const struct ct_kread *rd = t->read;
+	if (!rd || exit <= rd->done + k->margin / 100)
+		return;
+	struct ct_karg_rec a = {
+		.start = t->enter, .tid = t->tid, .what = rd->what, .flags = rd->flags, .len = rd->len
+	};
+	ct_buf_append(&k->kargs, &a, sizeof(a));
+	ct_buf_append(&k->kargs, rd->data, rd->len);
+}
+
+static void ct_pair(struct ct_kernel *k, struct ct_kev *e)
 {
 	struct ct_kthread *t = ct_kthread(k, e->pid, e->tid);
 	switch (e->type) {
@@ -404,6 +505,9 @@ static void ct_pair(struct ct_kernel *k, const struct ct_kev *e)
 		t->enter = e->time;
 		t->enter_cpu = e->cpu;
 		memcpy(t->args, e->args, sizeof(t->args));
+		free(t->read);
+		t->read = e->read;
+		e->read = NULL;
 		break;
 	case CT_KEV_EXIT:
 		/* an exit without its enter (execve's, begun before tracing) is dropped */
@@ -412,7 +516,10 @@ static void ct_pair(struct ct_kernel *k, const struct ct_kev *e)
 			ct_emit(k, t, CT_KREC_SYSCALL, t->enter, e->time, e->cpu);
 			r = (struct ct_kernel_rec *)(k->out.data + k->out.len - sizeof(*r));
 			r->ret = e->ret;
+			ct_emit_read(k, t, e->time);
 		}
+		free(t->read);
+		t->read = NULL;
 		t->in_syscall = 0;
 		break;
 	case CT_KEV_STATE:
@@ -436,9 +543,21 @@ static void ct_pair(struct ct_kernel *k, const struct ct_kev *e)
 	}
 }
 
+static void ct_write_kargs(struct ct_kernel *k, struct ct_writer *w)
+{
+	if (!k->kargs.len)
+		return;
+	if (k->kargs.len < 4096)
+		ct_writer_block(w, CT_BLOCK_KARGS, 0, k->kargs.data, (uint32_t)k->kargs.len, NULL, 0);
+	else
+		ct_writer_block_zstd(w, CT_BLOCK_KARGS, k->kargs.data, (uint32_t)k->kargs.len);
+	k->kargs.len = 0;
+}
+
 static void ct_write_out(struct ct_kernel *k, struct ct_writer *w)
 {
 	size_t n = k->out.len / sizeof(struct ct_kernel_rec);
+	ct_write_kargs(k, w); /* before their records: a reader that has these has those */
 	if (!n && k->lost == k->lost_written)
 		return;
 	struct ct_kernel_hdr h = { .rec_size = sizeof(struct ct_kernel_rec),

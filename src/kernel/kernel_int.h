@@ -27,6 +27,14 @@ struct ct_kcpu {
 
 enum ct_kev_type { CT_KEV_ENTER, CT_KEV_EXIT, CT_KEV_OUT, CT_KEV_IN, CT_KEV_STATE };
 
+/* What a system call's pointer argument pointed to, read at its sys_enter's drain. */
+struct ct_kread {
+	uint64_t done; /* trace clock when the read was over */
+	uint8_t what, flags;
+	uint16_t len;
+	uint8_t data[];
+};
+
 /* One event from a ring, its time on the trace clock. */
 struct ct_kev {
 	uint64_t time;
@@ -38,6 +46,7 @@ struct ct_kev {
 	uint32_t nr;
 	int64_t ret; /* CT_KEV_STATE: sched_switch's prev_state */
 	uint64_t args[4];
+	struct ct_kread *read; /* CT_KEV_ENTER: owned, or NULL */
 };
 
 /* A thread's open system call and off-CPU interval, while pairing. */
@@ -51,6 +60,7 @@ struct ct_kthread {
 	uint32_t nr, off_nr;
 	uint64_t enter, out;
 	uint64_t args[4];
+	struct ct_kread *read; /* its open system call's, owned, or NULL */
 };
 
 struct ct_kernel {
@@ -79,7 +89,8 @@ struct ct_kernel {
 	struct ct_map tindex; /* tid -> index in threads + 1 */
 	struct ct_kthread *threads;
 	size_t nthreads;
-	struct ct_buf out; /* struct ct_kernel_rec, not yet written */
+	struct ct_buf out;   /* struct ct_kernel_rec, not yet written */
+	struct ct_buf kargs; /* struct ct_karg_rec + data, not yet written */
 	uint64_t lost, lost_written, records;
 	uint8_t *scratch; /* a record that wraps round the ring's end */
 };

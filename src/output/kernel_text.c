@@ -24,7 +24,7 @@ void ct_kernel_duration(char *buf, size_t len, double ns)
 
 void ct_kernel_text(char *buf, size_t len, const struct ct_kernel_rec *r, const struct ct_trace *t)
 {
-	char what[256], ret[64], dur[32];
+	char what[1400], ret[64], dur[32];
 	enum ct_sys_abi abi = ct_trace_sys_abi(t);
 	ct_kernel_duration(dur, sizeof(dur), (double)(r->end - r->start) * t->ns_per_tick);
 	if (r->kind == CT_KREC_OFFCPU) {
@@ -32,7 +32,9 @@ void ct_kernel_text(char *buf, size_t len, const struct ct_kernel_rec *r, const 
 		snprintf(buf, len, "[off-cpu %s: %s]", dur, what);
 		return;
 	}
-	ct_syscall_format(what, sizeof(what), abi, r);
+	struct ct_syscall_read rd = { 0 };
+	rd.rec = ct_trace_karg(t, r->tid, r->start, &rd.data);
+	ct_syscall_format(what, sizeof(what), abi, r, &rd);
 	ct_syscall_format_ret(ret, sizeof(ret), abi, r);
 	snprintf(buf, len, "%s = %s  [syscall %s]", what, ret, dur);
 }

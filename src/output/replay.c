@@ -300,7 +300,7 @@ static void ct_replay_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 void ct_replay_kernel(void *ctx, const struct ct_kernel_rec *k, uint32_t depth)
 {
 	struct ct_replay *r = ctx;
-	char text[512];
+	char text[1600]; /* a path read from the program: up to 256 bytes, escaped */
 	ct_take_turn(r);
 	ct_flush_held(r);
 	ct_line_start(r, k->start, NULL);

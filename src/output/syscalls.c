@@ -11,7 +11,10 @@
 
 #include "syscall_names.h"
 #include "syscalls.h"
+#include "text.h"
 #include "../format/reader.h"
+
+#define CT_KPATH_SHOWN 1100 /* a path of 256 bytes, each escaped at worst as \xNN, quoted */
 
 enum ct_sys_abi ct_sys_abi_of(const char *arch)
 {
@@ -70,12 +73,14 @@ enum ct_args_kind {
 	CT_ARGS_FD_IOVCNT,
 	CT_ARGS_FD,
 	CT_ARGS_LSEEK,
+	CT_ARGS_OPEN,
 	CT_ARGS_OPENAT,
 	CT_ARGS_FUTEX,
 	CT_ARGS_POLL,
 	CT_ARGS_PPOLL,
 	CT_ARGS_EPOLL,
 	CT_ARGS_CLOCK_NANOSLEEP,
+	CT_ARGS_NANOSLEEP,
 	CT_ARGS_FD_LEN,
 	CT_ARGS_IOCTL,
 	CT_ARGS_MMAP,
@@ -109,6 +114,7 @@ static const struct {
 	{ "sendmsg", CT_ARGS_FD },
 	{ "recvmsg", CT_ARGS_FD },
 	{ "lseek", CT_ARGS_LSEEK },
+	{ "open", CT_ARGS_OPEN },
 	{ "openat", CT_ARGS_OPENAT },
 	{ "futex", CT_ARGS_FUTEX },
 	{ "poll", CT_ARGS_POLL },
@@ -116,6 +122,7 @@ static const struct {
 	{ "epoll_wait", CT_ARGS_EPOLL },
 	{ "epoll_pwait", CT_ARGS_EPOLL },
 	{ "clock_nanosleep", CT_ARGS_CLOCK_NANOSLEEP },
+	{ "nanosleep", CT_ARGS_NANOSLEEP },
 	{ "sendto", CT_ARGS_FD_LEN },
 	{ "recvfrom", CT_ARGS_FD_LEN },
 	{ "ioctl", CT_ARGS_IOCTL },
@@ -128,9 +135,58 @@ static const struct {
 	{ "exit_group", CT_ARGS_STATUS },
 };
 
-/* The arguments worth showing of the common calls; 0 for the others. */
-static int ct_format_args(char *out, size_t len, const char *name, const uint64_t *a)
+/*
+ * A path read from the program: "...", control bytes, quotes and invalid
+ * UTF-8 escaped, "..."... if longer than what was kept.
+ */
+static void ct_format_path(char *out, size_t len, const uint8_t *p, size_t n, int truncated)
 {
+	size_t o = 0;
+#define CT_PUT(...)                                                                              \
+	do {                                                                                     \
+		int w_ = snprintf(out + o, len > o ? len - o : 0, __VA_ARGS__);                  \
+		o += w_ > 0 ? (size_t)w_ : 0;                                                    \
+	} while (0)
+	CT_PUT("\"");
+	for (size_t i = 0; i < n && o < len;) {
+		size_t u = p[i] >= 0x80 ? ct_utf8_len(p + i, n - i) : 0;
+		if (u) {
+			CT_PUT("%.*s", (int)u, (const char *)p + i);
+			i += u;
+		} else if (p[i] == '"' || p[i] == '\\') {
+			CT_PUT("\\%c", p[i++]);
+		} else if (p[i] < 0x20 || p[i] >= 0x7f) {
+			CT_PUT("\\x%02x", p[i++]);
+		} else {
+			CT_PUT("%c", p[i++]);
+		}
+	}
+	CT_PUT(truncated ? "\"..." : "\"");
+#undef CT_PUT
+}
+
+/* A pointer argument: what it pointed to if read in time, else the pointer itself. */
+static void ct_format_pointed(char *out, size_t len, uint64_t ptr, const struct ct_syscall_read *rd,
+			      unsigned what, int absolute)
+{
+	const struct ct_karg_rec *k = rd ? rd->rec : NULL;
+	if (!k || k->what != what) {
+		snprintf(out, len, "%#llx", (unsigned long long)ptr);
+	} else if (what == CT_KARG_PATH) {
+		ct_format_path(out, len, rd->data, k->len, k->flags & CT_KARG_TRUNCATED);
+	} else {
+		int64_t ts[2];
+		memcpy(ts, rd->data, sizeof(ts));
+		snprintf(out, len, "%s%lld.%09lld s", absolute ? "at " : "", (long long)ts[0],
+			 (long long)ts[1]);
+	}
+}
+
+/* The arguments worth showing of the common calls; 0 for the others. */
+static int ct_format_args(char *out, size_t len, const char *name, const uint64_t *a,
+			  const struct ct_syscall_read *rd)
+{
+	char ptr[CT_KPATH_SHOWN];
 	int fd = (int)a[0];
 	size_t i = 0;
 	while (name && i < CT_ARRAY_SIZE(ct_args_of) && strcmp(ct_args_of[i].name, name))
@@ -150,9 +206,16 @@ static int ct_format_args(char *out, size_t len, const char *name, const uint64_
 	case CT_ARGS_LSEEK:
 		return snprintf(out, len, "fd=%d, offset=%lld, whence=%d", fd, (long long)a[1],
 				(int)a[2]);
+	case CT_ARGS_OPEN:
+		ct_format_pointed(ptr, sizeof(ptr), a[0], rd, CT_KARG_PATH, 0);
+		return snprintf(out, len, "path=%s, flags=%#llx", ptr, (unsigned long long)a[1]);
 	case CT_ARGS_OPENAT:
-		return snprintf(out, len, "dfd=%s, flags=%#llx",
-				(int)a[0] == -100 ? "AT_FDCWD" : "n", (unsigned long long)a[2]);
+		ct_format_pointed(ptr, sizeof(ptr), a[1], rd, CT_KARG_PATH, 0);
+		if ((int)a[0] == -100)
+			return snprintf(out, len, "dfd=AT_FDCWD, path=%s, flags=%#llx", ptr,
+					(unsigned long long)a[2]);
+		return snprintf(out, len, "dfd=%d, path=%s, flags=%#llx", (int)a[0], ptr,
+				(unsigned long long)a[2]);
 	case CT_ARGS_FUTEX:
 		return snprintf(out, len, "uaddr=%#llx, op=%s, val=%d", (unsigned long long)a[0],
 				ct_futex_op(a[1]), (int)a[2]);
@@ -164,8 +227,13 @@ static int ct_format_args(char *out, size_t len, const char *name, const uint64_
 	case CT_ARGS_EPOLL:
 		return snprintf(out, len, "epfd=%d, maxevents=%d, timeout=%d", fd, (int)a[2],
 				(int)a[3]);
-	case CT_ARGS_CLOCK_NANOSLEEP:
-		return snprintf(out, len, "clock=%s, flags=%d", ct_clock_id(a[0]), (int)a[1]);
+	case CT_ARGS_CLOCK_NANOSLEEP: /* flags 1: TIMER_ABSTIME, req is a time of the clock */
+		ct_format_pointed(ptr, sizeof(ptr), a[2], rd, CT_KARG_TIMESPEC, a[1] & 1);
+		return snprintf(out, len, "clock=%s, flags=%d, req=%s", ct_clock_id(a[0]), (int)a[1],
+				ptr);
+	case CT_ARGS_NANOSLEEP:
+		ct_format_pointed(ptr, sizeof(ptr), a[0], rd, CT_KARG_TIMESPEC, 0);
+		return snprintf(out, len, "req=%s", ptr);
 	case CT_ARGS_FD_LEN:
 		return snprintf(out, len, "fd=%d, len=%llu", fd, (unsigned long long)a[2]);
 	case CT_ARGS_IOCTL:
@@ -188,11 +256,12 @@ static int ct_format_args(char *out, size_t len, const char *name, const uint64_
 	return 0;
 }
 
-void ct_syscall_format(char *out, size_t len, enum ct_sys_abi abi, const struct ct_kernel_rec *r)
+void ct_syscall_format(char *out, size_t len, enum ct_sys_abi abi, const struct ct_kernel_rec *r,
+		       const struct ct_syscall_read *rd)
 {
-	char args[160];
+	char args[CT_KPATH_SHOWN + 96];
 	const char *name = ct_syscall_name(abi, r->nr);
-	ct_format_args(args, sizeof(args), name, r->args);
+	ct_format_args(args, sizeof(args), name, r->args, rd);
 	if (name)
 		snprintf(out, len, "%s(%s)", name, args);
 	else

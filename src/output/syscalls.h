@@ -24,8 +24,19 @@ enum ct_sys_abi ct_sys_abi_of(const char *arch);
 enum ct_sys_abi ct_trace_sys_abi(const struct ct_trace *t);
 /* A system call's name, NULL if unknown. */
 const char *ct_syscall_name(enum ct_sys_abi abi, uint32_t nr);
-/* A system call and the arguments worth showing: "read(fd=3, count=4096)". */
-void ct_syscall_format(char *out, size_t len, enum ct_sys_abi abi, const struct ct_kernel_rec *r);
+/* What its pointer argument pointed to (a KARGS entry), or rec NULL: not read. */
+struct ct_syscall_read {
+	const struct ct_karg_rec *rec;
+	const uint8_t *data;
+};
+
+/*
+ * A system call and the arguments worth showing: "read(fd=3, count=4096)",
+ * 'openat(dfd=AT_FDCWD, path="/etc/hosts", flags=0x80000)' (path=0x7ffd...
+ * when it was not read while the call was in progress).
+ */
+void ct_syscall_format(char *out, size_t len, enum ct_sys_abi abi, const struct ct_kernel_rec *r,
+		       const struct ct_syscall_read *rd);
 /* Its return value: "4096", "-1 ENOENT", "0x7f12..." */
 void ct_syscall_format_ret(char *out, size_t len, enum ct_sys_abi abi,
 			   const struct ct_kernel_rec *r);

@@ -14,11 +14,18 @@
  *   clock N   clock_loop(): N x { tick_a(); getppid(); tick_b(); }: each system call
  *             must fall between the two calls around it (the clocks agree to a
  *             fraction of a microsecond)
+ *   fifo      fifo_opener() opens the FIFO "kfifo" for reading, blocked 100 ms
+ *             until a child opens it for writing: its path read in time
+ *   reuse N   reuse_loop(): N opens of "nope-%04d" (none exists), each name
+ *             written over the last in one buffer: a path read after its call
+ *             returned would be a later one's
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -197,6 +204,42 @@ NOINLINE void clock_loop(long n)
 	}
 }
 
+static NOINLINE void fifo_opener(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void fifo_mode(void)
+{
+	unlink("kfifo");
+	if (mkfifo("kfifo", 0600) < 0)
+		exit(3);
+	pid_t c = fork();
+	if (c == 0) {
+		nap_ms(100);
+		int fd = open("kfifo", O_WRONLY);
+		if (fd >= 0)
+			close(fd);
+		_exit(0);
+	}
+	fifo_opener("kfifo");
+	waitpid(c, NULL, 0);
+	unlink("kfifo");
+}
+
+static NOINLINE void reuse_loop(long n)
+{
+	static char name[32];
+	for (long i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "nope-%04ld", i);
+		int fd = open(name, O_RDONLY);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "sleep";
@@ -221,6 +264,12 @@ int main(int argc, char **argv)
 			looper();
 	else if (!strcmp(mode, "getppid"))
 		getppid_loop(argc > 2 ? atol(argv[2]) : 1000000);
+	else if (!strcmp(mode, "fifo"))
+		fifo_mode();
+	else if (!strcmp(mode, "reuse")) {
+		reuse_loop(argc > 2 ? atol(argv[2]) : 2000);
+		nap_ms(200); /* alive, its buffer holding the last name, when the recorder reads */
+	}
 	else
 		return 2;
 	return 0;

@@ -22,6 +22,9 @@
 #               kernel's times are on the trace's clock
 #   clock/between  1,000 x { tick_a(); getppid(); tick_b(); }: each system call
 #               between the calls around it, in that order
+#   args/*      openat's path, clock_nanosleep's req: read from the program while
+#               the call was in progress (a FIFO's open blocked 100 ms, the
+#               50 ms sleeps), else the pointer; never a later call's path
 #   live/*      live --kernel shows each thread's kernel lines in place: the same
 #               tree as replay's of its trace (sleep, mutex, fork and exec)
 #   attach      attach --kernel to a process in a loop of getppid() and 20 ms
@@ -173,6 +176,33 @@ if recorded ticks && [ "$seq" = "$want" ]; then
 	ok clock/between
 else
 	bad clock/between "the getppid() calls are not each between tick_a() and tick_b()" ticks.txt
+fi
+
+# ---- what a system call's pointer pointed to: read while the call was in progress, or not shown ----
+rec fifo fifo
+n=$(tree count fifo.txt fifo_opener '^openat\(dfd=AT_FDCWD, path="kfifo", flags=(0|0x[0-9a-f]+)\) = [0-9]+  ')
+if recorded fifo && [ "$n" = 1 ]; then
+	ok args/path
+else
+	bad args/path "fifo_opener(): $n openat with path=\"kfifo\" (blocked 100 ms: read in time), not 1" fifo.txt
+fi
+n=$(tree count sleep.txt sleeper 'req=0\.050000000 s\) = 0')
+o=$(grep 'clock_nanosleep(' sleep.txt | grep -vcE 'req=(0\.050000000 s|0x[0-9a-f]+)\)')
+if [ "$n" -ge 1 ] && [ "$o" = 0 ]; then
+	ok args/timespec
+else
+	bad args/timespec "$n of sleeper's 50 ms sleeps say req=0.050000000 s; $o say another value" sleep.txt
+fi
+# a path read after its call returned would be the next one's: never shown as the call's
+rec reuse reuse 2000
+sed -n '/reuse_loop() {/,/\/\* reuse_loop \*\//p' reuse.txt | grep -o '^.*| *openat(.*' |
+	sed 's/.*openat(//' >reuse.calls
+if recorded reuse && [ "$(wc -l <reuse.calls)" = 2000 ] &&
+	awk '{ want = sprintf("path=\"nope-%04d\"", NR - 1) }
+		/path="/ && index($0, want) == 0 { bad++ } END { exit bad > 0 }' reuse.calls; then
+	ok args/no-stale-path
+else
+	bad args/no-stale-path "an openat in reuse_loop() shows another call's path (or not 2000 calls)" reuse.calls
 fi
 
 # ---- live --kernel: the system calls and off-CPU intervals in place, as replay shows them ----
@@ -454,7 +484,7 @@ done
 "$PY" "$HERE/kcraft.py" aarch64 sleep.data a64.data 2>a64.err
 timeout -k 5 $T "$CT" replay -i a64.data --color=never >a64.txt 2>>a64.err
 timeout -k 5 $T "$CT" report -i a64.data --syscalls --color=never >a64-rep.txt 2>>a64.err
-n=$(tree count a64.txt sleeper '^clock_nanosleep\(clock=CLOCK_REALTIME, flags=0\) = 0  ')
+n=$(tree count a64.txt sleeper '^clock_nanosleep\(clock=CLOCK_REALTIME, flags=0, req=[^)]*\) = 0  ')
 w=$(tree count a64.txt sleeper 'off-cpu .*: blocked in clock_nanosleep\]')
 if [ "$n" = 4 ] && [ "$w" -ge 4 ] &&
 	awk '$NF == "[syscall]" && $(NF - 1) == "clock_nanosleep" && $3 == 4 { f = 1 }
