@@ -170,7 +170,7 @@ static void ct_format_pointed(char *out, size_t len, uint64_t ptr, const struct 
 			      unsigned what, int absolute)
 {
 	const struct ct_karg_rec *k = rd ? rd->rec : NULL;
-	if (!k || k->what != what) {
+	if (!k || k->what != what || (what == CT_KARG_TIMESPEC && k->len != 16)) {
 		snprintf(out, len, "%#llx", (unsigned long long)ptr);
 	} else if (what == CT_KARG_PATH) {
 		ct_format_path(out, len, rd->data, k->len, k->flags & CT_KARG_TRUNCATED);

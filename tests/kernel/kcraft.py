@@ -4,7 +4,12 @@
 tests/kernel: each must be refused in one line (exit 2) or read.
 
     kcraft.py NAME GOOD OUT     NAME: count, recsize, recsize-huge, lying-records,
-                                zstd-huge, short
+                                zstd-huge, short, kargs-past-end (a KARGS entry
+                                longer than its block), kargs-lying (entries
+                                for no call, of unknown kinds, a 4-byte timespec
+                                and a path of control bytes and bad UTF-8 for
+                                the trace's first clock_nanosleep and openat,
+                                ahead of the true ones)
 
     kcraft.py aarch64 GOOD OUT  GOOD as if recorded on aarch64: META arch says so
                                 and the system call numbers are the generic
@@ -25,6 +30,34 @@ REC = struct.Struct('<QQiiHHIq4Q')  # start end pid tid kind cause nr ret args[4
 
 def rec(start, end, tid, kind=1, cause=0, nr=39):
     return REC.pack(start, end, tid, tid, kind, cause, nr, 0, 0, 0, 0, 0)
+
+
+KARGS = 14
+KARG = struct.Struct('<QiBBH')  # start tid what flags len
+
+
+def first_call(blocks, nr):
+    """(start, tid) of the first system call numbered nr (x86_64) in the KERNEL blocks"""
+    for btype, flags, payload in blocks:
+        if btype != KERNEL:
+            continue
+        raw = craft.unpack(flags, payload)
+        size, count, _ = HDR.unpack_from(raw)
+        for k in range(count):
+            start, _, _, tid, kind, _, n = struct.unpack_from('<QQiiHHI', raw, HDR.size + k * size)
+            if kind == 1 and n == nr:
+                return start, tid
+    return 1, 1
+
+
+def kargs(name, blocks):
+    if name == 'kargs-past-end':
+        return KARG.pack(1, 1, 1, 0, 200) + b'abc'
+    # read: unknown kinds ignored, a path for no call, a timespec too short, bytes to escape
+    sleep, opened = first_call(blocks, 230), first_call(blocks, 257)
+    return (KARG.pack(1, 1, 99, 0, 3) + b'xyz' + KARG.pack(2**64 - 1, -1, 1, 1, 0) +
+            KARG.pack(sleep[0], sleep[1], 2, 0, 4) + b'\0\0\0\0' +
+            KARG.pack(opened[0], opened[1], 1, 1, 6) + b'\xff\n"\\\xc3(')
 
 
 def payload(name):
@@ -76,6 +109,11 @@ def main(argv):
     if name == 'aarch64':
         return as_aarch64(good, out)
     data = open(good, 'rb').read()
+    if name.startswith('kargs-'):
+        head, blocks = craft.parse(data)
+        blocks.insert(1, (KARGS, 0, kargs(name, blocks)))  # ahead of the recorder's
+        open(out, 'wb').write(head + b''.join(craft.block(*b) for b in blocks))
+        return None
     if name == 'zstd-huge':  # says it inflates to 1 GiB
         raw = HDR.pack(REC.size, 1, 0) + rec(1, 2, 1)
         blk = craft.block(KERNEL, craft.ZSTD,

@@ -463,14 +463,14 @@ else
 fi
 
 # ---- hostile KERNEL blocks ----
-for a in count recsize recsize-huge short zstd-huge lying-records; do
+for a in count recsize recsize-huge short zstd-huge lying-records kargs-past-end kargs-lying; do
 	"$PY" "$HERE/kcraft.py" "$a" sleep.data "h-$a.data" 2>"h-$a.cerr" ||
 		{ bad "hostile/$a" "kcraft.py failed" "h-$a.cerr"; continue; }
 	# a memory limit no honest reading comes near (ASan has its own, and cannot run under one)
 	(grep -q __asan_init "$CT" || ulimit -v 1500000
 		timeout -k 5 $T "$CT" replay -i "h-$a.data" --color=never >"h-$a.txt" 2>"h-$a.err")
 	st=$?
-	if [ "$a" = lying-records ]; then
+	if [ "$a" = lying-records ] || [ "$a" = kargs-lying ]; then
 		[ "$st" = 0 ] && ok "hostile/$a" || bad "hostile/$a" "status $st, want 0" "h-$a.err"
 	elif [ "$st" = 2 ] && [ "$(wc -l <"h-$a.err")" = 1 ]; then
 		ok "hostile/$a"
