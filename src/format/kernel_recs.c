@@ -99,8 +99,8 @@ int ct_kargs_add(struct ct_trace *t, const uint8_t *p, size_t len)
 		ct_buf_append(&t->kargs_data, p + at, a.rec.len);
 		at += a.rec.len;
 		int added;
-		uint64_t *slot = ct_map_put(&t->kargs_index, ct_karg_key(a.rec.tid, a.rec.start),
-					    &added);
+		uint64_t *slot =
+			ct_map_put(&t->kargs_index, ct_karg_key(a.rec.tid, a.rec.start), &added);
 		if (!added)
 			continue; /* a second for one call (or two keys alike): the first stays */
 		t->kargs = ct_realloc(t->kargs, (t->nkargs + 1) * sizeof(*t->kargs));

@@ -488,9 +488,11 @@ static void ct_emit_read(struct ct_kernel *k, const struct ct_kthread *t, uint64
 	const struct ct_kread *rd = t->read;
 	if (!rd || exit <= rd->done + k->margin / 100)
 		return;
-	struct ct_karg_rec a = {
-		.start = t->enter, .tid = t->tid, .what = rd->what, .flags = rd->flags, .len = rd->len
-	};
+	struct ct_karg_rec a = { .start = t->enter,
+				 .tid = t->tid,
+				 .what = rd->what,
+				 .flags = rd->flags,
+				 .len = rd->len };
 	ct_buf_append(&k->kargs, &a, sizeof(a));
 	ct_buf_append(&k->kargs, rd->data, rd->len);
 }
@@ -548,7 +550,8 @@ static void ct_write_kargs(struct ct_kernel *k, struct ct_writer *w)
 	if (!k->kargs.len)
 		return;
 	if (k->kargs.len < 4096)
-		ct_writer_block(w, CT_BLOCK_KARGS, 0, k->kargs.data, (uint32_t)k->kargs.len, NULL, 0);
+		ct_writer_block(w, CT_BLOCK_KARGS, 0, k->kargs.data, (uint32_t)k->kargs.len, NULL,
+				0);
 	else
 		ct_writer_block_zstd(w, CT_BLOCK_KARGS, k->kargs.data, (uint32_t)k->kargs.len);
 	k->kargs.len = 0;

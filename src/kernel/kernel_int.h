@@ -81,7 +81,7 @@ struct ct_kernel {
 	int fit;
 	uint64_t fit_tsc0, fit_mono0;
 	double fit_ticks_per_ns;
-	uint64_t margin; /* trace-clock ticks an event may take to reach its ring */
+	uint64_t margin;    /* trace-clock ticks an event may take to reach its ring */
 	uint64_t paired_to; /* every event up to this time is paired (its records written) */
 	struct ct_kev *pend;
 	size_t npend, cap;

@@ -25,8 +25,8 @@
 /* live --kernel: a tid's records not passed yet, in time order (the instances of a tid share it) */
 struct ct_live_krecs {
 	struct ct_kernel_rec *r;
-	size_t n, cap, next; /* next: the first not passed */
-	int sorted;	     /* r[next..n) in time order */
+	size_t n, cap, next;	      /* next: the first not passed */
+	int sorted;		      /* r[next..n) in time order */
 	struct ct_live_thread *owner; /* the tid's latest thread */
 };
 
@@ -167,9 +167,9 @@ static int ct_live_open(struct ct_live *l)
 /* The state of a block's thread, made at its first block; NULL if it is not shown. */
 static struct ct_live_thread *ct_live_thread_of(struct ct_live *l, const struct ct_events_hdr *h)
 {
-	uint64_t key = ((uint64_t)h->snapshot << 48 ^ (uint64_t)h->instance << 32 ^
-			(uint32_t)h->tid) |
-		       UINT64_C(1) << 63;
+	uint64_t key =
+		((uint64_t)h->snapshot << 48 ^ (uint64_t)h->instance << 32 ^ (uint32_t)h->tid) |
+		UINT64_C(1) << 63;
 	int added;
 	uint64_t *slot = ct_map_put(&l->threads, key, &added);
 	if (!added)

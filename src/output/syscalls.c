@@ -142,10 +142,10 @@ static const struct {
 static void ct_format_path(char *out, size_t len, const uint8_t *p, size_t n, int truncated)
 {
 	size_t o = 0;
-#define CT_PUT(...)                                                                              \
-	do {                                                                                     \
-		int w_ = snprintf(out + o, len > o ? len - o : 0, __VA_ARGS__);                  \
-		o += w_ > 0 ? (size_t)w_ : 0;                                                    \
+#define CT_PUT(...)                                                                                \
+	do {                                                                                       \
+		int w_ = snprintf(out + o, len > o ? len - o : 0, __VA_ARGS__);                    \
+		o += w_ > 0 ? (size_t)w_ : 0;                                                      \
 	} while (0)
 	CT_PUT("\"");
 	for (size_t i = 0; i < n && o < len;) {
@@ -229,8 +229,8 @@ static int ct_format_args(char *out, size_t len, const char *name, const uint64_
 				(int)a[3]);
 	case CT_ARGS_CLOCK_NANOSLEEP: /* flags 1: TIMER_ABSTIME, req is a time of the clock */
 		ct_format_pointed(ptr, sizeof(ptr), a[2], rd, CT_KARG_TIMESPEC, a[1] & 1);
-		return snprintf(out, len, "clock=%s, flags=%d, req=%s", ct_clock_id(a[0]), (int)a[1],
-				ptr);
+		return snprintf(out, len, "clock=%s, flags=%d, req=%s", ct_clock_id(a[0]),
+				(int)a[1], ptr);
 	case CT_ARGS_NANOSLEEP:
 		ct_format_pointed(ptr, sizeof(ptr), a[0], rd, CT_KARG_TIMESPEC, 0);
 		return snprintf(out, len, "req=%s", ptr);

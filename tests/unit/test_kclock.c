@@ -61,16 +61,21 @@ static void test_kclock_round_trips(void)
 		uint32_t mult;
 		uint16_t shift;
 	} clocks[] = {
-		{ 858993459, 31 },  /* 2.5 GHz */
-		{ 715827883, 31 },  /* 3 GHz */
-		{ 1073741824, 30 }, /* 1 GHz */
-		{ 410, 10 },	    /* a coarse shift */
-		{ 3435973837u, 32 },/* 1.25 GHz with the widest shift */
+		{ 858993459, 31 },   /* 2.5 GHz */
+		{ 715827883, 31 },   /* 3 GHz */
+		{ 1073741824, 30 },  /* 1 GHz */
+		{ 410, 10 },	     /* a coarse shift */
+		{ 3435973837u, 32 }, /* 1.25 GHz with the widest shift */
 	};
 	static const uint64_t zeros[] = { 0, 1234567890123ull,
 					  (uint64_t)-500000000000000000ll }; /* "negative" */
-	static const uint64_t tscs[] = { 0, 1, 2999, 1ull << 31, 123456789012345ull,
-					 (1ull << 52) + 77, 3000000000ull * 86400 * 365 };
+	static const uint64_t tscs[] = { 0,
+					 1,
+					 2999,
+					 1ull << 31,
+					 123456789012345ull,
+					 (1ull << 52) + 77,
+					 3000000000ull * 86400 * 365 };
 	for (size_t c = 0; c < sizeof(clocks) / sizeof(clocks[0]); c++)
 		for (size_t z = 0; z < sizeof(zeros) / sizeof(zeros[0]); z++)
 			for (size_t i = 0; i < sizeof(tscs) / sizeof(tscs[0]); i++)
