@@ -26,6 +26,7 @@ void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_w
 	/* one job: encoded on this thread, as chunks come */
 	ct_workers_init(&c->workers, jobs > 1 ? jobs : 0, pool->geo.chunk_size / 16, level);
 	ct_map_init(&c->seen, 1024);
+	c->seen_recent = ct_calloc(CT_SEEN_RECENT, sizeof(uint64_t));
 	ct_map_init(&c->called, 64);
 	ct_map_init(&c->next_seq, 64);
 	ct_map_init(&c->last_clock, 64);
@@ -40,6 +41,7 @@ void ct_collector_free(struct ct_collector *c)
 	ct_workers_free(&c->workers);
 	ct_chunk_job_free(&c->job);
 	ct_map_free(&c->seen);
+	free(c->seen_recent);
 	ct_map_free(&c->called);
 	ct_map_free(&c->next_seq);
 	ct_map_free(&c->last_clock);
@@ -310,7 +312,13 @@ static void ct_commit(struct ct_collector *c, struct ct_chunk_job *j)
 		for (uint32_t f = 0; f < j->hdr.nfuncs; f++) {
 			uint64_t addr;
 			memcpy(&addr, j->funcs.data + f * 8, 8);
-			ct_map_put(&c->seen, (uint64_t)d->instance << 47 | addr, &added);
+			uint64_t key = (uint64_t)d->instance << 47 | addr;
+			/* most were in the block before: a compare, not a hash and a probe */
+			uint64_t *recent = &c->seen_recent[((key ^ key >> 13) >> 4) % CT_SEEN_RECENT];
+			if (*recent == key)
+				continue;
+			*recent = key;
+			ct_map_put(&c->seen, key, &added);
 		}
 		*ct_map_put(&c->last_clock,
 			    (uint64_t)d->instance << 32 | (uint32_t)d->tid | UINT64_C(1) << 63, &added) =

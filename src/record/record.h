@@ -128,6 +128,7 @@ struct ct_collector {
 	uint64_t events, lost, salvaged, abandoned, blocks, crashes;
 	uint64_t refused;	/* chunks whose descriptor the program damaged: not read */
 	struct ct_map seen; /* instance << 47 | address of every function seen */
+	uint64_t *seen_recent; /* a direct-mapped cache of the keys last put in seen */
 	struct ct_rec_module *mods;
 	size_t nmods;
 	struct ct_rec_instance *insts;
@@ -142,6 +143,8 @@ struct ct_collector {
 	uint64_t *early;	/* per chunk: when it came early (ct_take_in_order) */
 	uint32_t full_left;	/* published chunks the last pass left for later */
 };
+
+#define CT_SEEN_RECENT 4096 /* slots of ct_collector.seen_recent */
 
 enum ct_take {
 	CT_TAKE_FULL, /* chunks their threads published */
