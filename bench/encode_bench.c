@@ -3,8 +3,8 @@
  * The recorder's encoder alone, on a fixed pool of chunks: the calls and
  * returns of a recorded trace packed back into chunks as the runtime writes
  * them (two words per record), then encoded into EVENTS blocks by 1, 2 ...
- * worker threads (src/record/workers.c, as record --jobs N does), variants
- * interleaved round by round. Nothing else runs, so it needs no spare core to
+ * threads (src/record/workers.c: this one and N - 1 workers, as record
+ * --jobs N does), variants interleaved round by round. Nothing else runs, so it needs no spare core to
  * tell how encoding scales: on a machine with C free cores, W <= C workers
  * should do W times the work per second of one.
  *
@@ -88,12 +88,13 @@ static void add_block(struct result *r, const struct ct_chunk_job *j)
 	r->funcs += j->hdr.nfuncs;
 }
 
-static struct result run(uint32_t workers, int level)
+/* jobs threads encode: this one, as the collector does, and jobs - 1 workers */
+static struct result run(uint32_t jobs, int level)
 {
 	struct ct_workers w;
 	struct result r = { 0, 0, 0, 0, 0 };
 
-	ct_workers_init(&w, workers, CHUNK_RECORDS, level);
+	ct_workers_init(&w, jobs - 1, CHUNK_RECORDS, level);
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	for (uint32_t i = 0; i < nchunks; i++) {
 		struct ct_chunk_job *j;
@@ -174,7 +175,8 @@ int main(int argc, char **argv)
 	uint32_t variants[16];
 	int nv = 0;
 	for (char *p = (char *)jobs; *p && nv < 16; p++) {
-		variants[nv++] = (uint32_t)strtoul(p, &p, 10);
+		uint32_t v = (uint32_t)strtoul(p, &p, 10);
+		variants[nv++] = v ? v : 1;
 		if (!*p)
 			break;
 	}
@@ -195,7 +197,7 @@ int main(int argc, char **argv)
 	       (double)last.funcs / nchunks, (double)last.raw / (double)nevents,
 	       8.0 * (double)last.funcs / (double)nevents);
 	uint64_t bytes = last.bytes;
-	printf("%-8s %14s %12s %12s %10s\n", "workers", "Mevents/s", "cpu ns/ev", "wall ns/ev",
+	printf("%-8s %14s %12s %12s %10s\n", "jobs", "Mevents/s", "cpu ns/ev", "wall ns/ev",
 	       "bytes/ev");
 	double base = 0;
 	for (int v = 0; v < nv; v++) {
