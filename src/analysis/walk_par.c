@@ -26,6 +26,31 @@
 
 #include "walk_int.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+/*
+ * The worker's calls and returns go to memory past its cache (non-temporal):
+ * the chunk's lines were last read on the other core, and taking each back
+ * for a write costs more than the write.
+ */
+static inline void ct_slot_store(uint64_t *slot, uint64_t v)
+{
+	_mm_stream_si64((long long *)slot, (long long)v);
+}
+static inline void ct_slots_fence(void)
+{
+	_mm_sfence();
+}
+#else
+static inline void ct_slot_store(uint64_t *slot, uint64_t v)
+{
+	*slot = v;
+}
+static inline void ct_slots_fence(void)
+{
+}
+#endif
+
 #define CT_PAR_CHUNK 32768 /* 8-byte slots in a chunk: 256 KiB */
 /*
  * Chunks the queues hold, shared out among the workers (at least 4 each): 4 MiB,
@@ -133,6 +158,7 @@ static struct ct_chunk *ct_chunk_get(struct ct_par *p, size_t slots)
 static struct ct_chunk *ct_par_publish(struct ct_par *p, struct ct_par_thread *pt,
 				       struct ct_chunk *c, size_t slots)
 {
+	ct_slots_fence(); /* the chunk's stores seen before it is */
 	pthread_mutex_lock(&p->lock);
 	while (pt->queued >= p->queue)
 		pthread_cond_wait(&p->room, &p->lock);
@@ -304,7 +330,7 @@ static void ct_produce_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 				     ev->fidx < (1u << 24) && c->n < c->cap &&
 				     ct_short_delta(bf->enter_clock, k->last, &w),
 			     1)) {
-		c->slots[c->n++] = w | (uint64_t)ev->fidx << 8 | CT_OP_ENTER_SHORT;
+		ct_slot_store(&c->slots[c->n++], w | (uint64_t)ev->fidx << 8 | CT_OP_ENTER_SHORT);
 		k->last = bf->enter_clock;
 		return;
 	}
@@ -339,7 +365,7 @@ static void ct_produce_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint
 	if (__builtin_expect(!k->valued && how != CT_CLOSE_NO_ENTRY && c->n < c->cap &&
 				     ct_short_delta(exit_clock, k->last, &w),
 			     1)) {
-		c->slots[c->n++] = w | (uint64_t)how << 8 | CT_OP_EXIT_SHORT;
+		ct_slot_store(&c->slots[c->n++], w | (uint64_t)how << 8 | CT_OP_EXIT_SHORT);
 		k->last = exit_clock;
 		return;
 	}
