@@ -280,8 +280,8 @@ static int ct_kread_which(uint32_t nr, const uint64_t *a, uint64_t *addr, uint8_
 #define CT_KPATH_MAX 256u /* bytes of a path kept */
 
 /*
- * Read what a system call just entered points to, from the thread's memory,
- * now (as its sys_enter is drained): the value holds only if the call was
+ * Read what a system call entered points to, from the thread's memory, now
+ * (at the drain that found its sys_enter): the value holds only if the call was
  * still in progress when the read was over, which pairing tells from its
  * exit's time. A path cut by an unmapped page before its NUL is no value.
  */
@@ -321,6 +321,40 @@ static struct ct_kread *ct_kread(struct ct_kernel *k, const struct ct_kev *e)
 	return r;
 }
 
+/*
+ * After a drain (pend in time order): read what the system calls still open
+ * point to. A call whose exit is drained already is over: no read (most
+ * openat calls end within microseconds, long before the recorder sees them).
+ */
+static void ct_kread_open(struct ct_kernel *k)
+{
+	uint64_t addr;
+	uint8_t what;
+	size_t i = 0;
+	for (; i < k->npend; i++)
+		if (k->pend[i].type == CT_KEV_ENTER && !k->pend[i].looked &&
+		    ct_kread_which(k->pend[i].nr, k->pend[i].args, &addr, &what))
+			break;
+	if (i == k->npend)
+		return;
+	struct ct_map exited; /* tids with an exit later than the event looked at */
+	ct_map_init(&exited, 64);
+	for (size_t j = k->npend; j-- > i;) {
+		struct ct_kev *e = &k->pend[j];
+		uint64_t key = (uint64_t)(uint32_t)e->tid | UINT64_C(1) << 63;
+		int added;
+		if (e->type == CT_KEV_EXIT) {
+			ct_map_put(&exited, key, &added);
+		} else if (e->type == CT_KEV_ENTER && !e->looked) {
+			e->looked = 1;
+			if (ct_kread_which(e->nr, e->args, &addr, &what) &&
+			    !ct_map_find(&exited, key))
+				e->read = ct_kread(k, e);
+		}
+	}
+	ct_map_free(&exited);
+}
+
 /* A sample: the ids, u32 raw size, raw (common_type first). */
 static void ct_read_sample(struct ct_kernel *k, const uint8_t *p, size_t len)
 {
@@ -347,7 +381,6 @@ static void ct_read_sample(struct ct_kernel *k, const uint8_t *p, size_t len)
 	if (type == k->enter_id) {
 		e->type = CT_KEV_ENTER;
 		memcpy(e->args, raw + f[1].offset, sizeof(e->args));
-		e->read = ct_kread(k, e);
 	} else {
 		e->type = CT_KEV_EXIT;
 		e->ret = (int64_t)ct_field(raw, &f[1]);
@@ -596,6 +629,7 @@ size_t ct_kernel_poll(struct ct_kernel *k, struct ct_writer *w, int final)
 	for (int i = 0; i < k->ncpus; i++)
 		ct_drain(k, &k->cpus[i]);
 	qsort(k->pend, k->npend, sizeof(*k->pend), ct_kev_order);
+	ct_kread_open(k);
 	size_t done = 0;
 	for (; done < k->npend && k->pend[done].time <= watermark; done++) {
 		ct_pair(k, &k->pend[done]);

@@ -43,6 +43,7 @@ struct ct_kev {
 	uint32_t cpu;
 	uint8_t type;	 /* enum ct_kev_type */
 	uint8_t preempt; /* CT_KEV_OUT: switched out runnable */
+	uint8_t looked;	 /* CT_KEV_ENTER: its pointer's memory was considered (ct_kread_open) */
 	uint32_t nr;
 	int64_t ret; /* CT_KEV_STATE: sched_switch's prev_state */
 	uint64_t args[4];
