@@ -3,8 +3,8 @@
  * The recorder's encoder alone, on a fixed pool of chunks: the calls and
  * returns of a recorded trace packed back into chunks as the runtime writes
  * them (two words per record), then encoded into EVENTS blocks by 1, 2 ...
- * threads (src/record/workers.c: this one and N - 1 workers, as record
- * --jobs N does), variants interleaved round by round. Nothing else runs, so it needs no spare core to
+ * threads (src/record/workers.c: with 1 this one, with N > 1 N workers, as
+ * record --jobs N does), variants interleaved round by round. Nothing else runs, so it needs no spare core to
  * tell how encoding scales: on a machine with C free cores, W <= C workers
  * should do W times the work per second of one.
  *
@@ -88,13 +88,13 @@ static void add_block(struct result *r, const struct ct_chunk_job *j)
 	r->funcs += j->hdr.nfuncs;
 }
 
-/* jobs threads encode: this one, as the collector does, and jobs - 1 workers */
+/* jobs threads encode: with 1, this one, as the collector does; else jobs workers */
 static struct result run(uint32_t jobs, int level)
 {
 	struct ct_workers w;
 	struct result r = { 0, 0, 0, 0, 0 };
 
-	ct_workers_init(&w, jobs - 1, CHUNK_RECORDS, level);
+	ct_workers_init(&w, jobs > 1 ? jobs : 0, CHUNK_RECORDS, level);
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	for (uint32_t i = 0; i < nchunks; i++) {
 		struct ct_chunk_job *j;

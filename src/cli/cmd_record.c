@@ -29,9 +29,9 @@ static const char ct_record_help[] =
 	"                         calltrace_enable_all() (include/calltrace.h)\n"
 	"      --kernel           also record each thread's system calls and the times it\n"
 	"                         was off the CPU, and why (root or CAP_PERFMON)\n"
-	"  -j, --jobs=N           threads that encode the chunks threads fill: the\n"
-	"                         recorder's own and N-1 more (default: the CPUs beyond\n"
-	"                         one for the program, at least 1)\n" CT_TRACE_HELP
+	"  -j, --jobs=N           threads that encode the chunks threads fill: 1, the\n"
+	"                         recorder's own; N > 1, N workers (default: the CPUs\n"
+	"                         beyond one for the program, at least 1)\n" CT_TRACE_HELP
 	"  -h, --help             this help\n";
 
 static const struct option ct_record_longopts[] = {

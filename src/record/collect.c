@@ -23,8 +23,8 @@ void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_w
 	c->pool = pool;
 	c->w = w;
 	ct_encoder_init(&c->enc, pool->geo.chunk_size / 16, level);
-	/* --jobs N: this thread and N - 1 workers encode (1: this thread alone, as chunks come) */
-	ct_workers_init(&c->workers, jobs > 1 ? jobs - 1 : 0, pool->geo.chunk_size / 16, level);
+	/* --jobs N: N workers encode (1: this thread, as chunks come, with no hand-off) */
+	ct_workers_init(&c->workers, jobs > 1 ? jobs : 0, pool->geo.chunk_size / 16, level);
 	ct_map_init(&c->seen, 1024);
 	c->seen_recent = ct_calloc(CT_SEEN_RECENT, sizeof(uint64_t));
 	ct_map_init(&c->called, 64);

@@ -56,7 +56,7 @@ void ct_workers_init(struct ct_workers *w, uint32_t n, uint32_t max_records, int
 	w->cap = n ? 8 * n : 1;
 	w->jobs = ct_calloc(w->cap, sizeof(*w->jobs));
 	w->done = ct_calloc(w->cap, 1);
-	w->nenc = n + 1; /* the last one is the caller's */
+	w->nenc = n ? n : 1;
 	w->enc = ct_calloc(w->nenc, sizeof(*w->enc));
 	for (uint32_t i = 0; i < w->nenc; i++)
 		ct_encoder_init(&w->enc[i], max_records, level);
@@ -115,7 +115,7 @@ void ct_workers_submit(struct ct_workers *w)
 {
 	uint32_t slot = (uint32_t)(w->tail % w->cap);
 	if (!w->n) { /* no workers: encoded here, now */
-		ct_chunk_encode(&w->enc[w->nenc - 1], &w->jobs[slot]);
+		ct_chunk_encode(&w->enc[0], &w->jobs[slot]);
 		w->done[slot] = 1;
 		w->tail++;
 		return;
@@ -123,12 +123,7 @@ void ct_workers_submit(struct ct_workers *w)
 	pthread_mutex_lock(&w->lock);
 	w->done[slot] = 0;
 	w->tail++;
-	/*
-	 * A lone job is left for the caller, who encodes it when it asks for it
-	 * (ct_workers_oldest): waking a worker for it would cost more than the
-	 * worker saves. Busy workers take what is queued when they are done.
-	 */
-	if (w->idle && w->tail - w->taken >= 2)
+	if (w->idle) /* a busy worker takes it when it is done with its own */
 		pthread_cond_signal(&w->work);
 	pthread_mutex_unlock(&w->lock);
 }
@@ -140,15 +135,7 @@ struct ct_chunk_job *ct_workers_oldest(struct ct_workers *w)
 	uint32_t slot = (uint32_t)(w->head % w->cap);
 	if (w->n) {
 		pthread_mutex_lock(&w->lock);
-		while (!w->done[slot]) {
-			if (w->taken < w->tail) { /* one not started: encode it here, not wait */
-				uint32_t next = (uint32_t)(w->taken++ % w->cap);
-				pthread_mutex_unlock(&w->lock);
-				ct_chunk_encode(&w->enc[w->nenc - 1], &w->jobs[next]);
-				pthread_mutex_lock(&w->lock);
-				w->done[next] = 1;
-				continue;
-			}
+		while (!w->done[slot] && !ct_batch_done(w)) {
 			w->waiting = 1;
 			pthread_cond_wait(&w->finished, &w->lock);
 			w->waiting = 0;

@@ -17,7 +17,7 @@
 struct ct_workers {
 	uint32_t n; /* worker threads; 0: the caller encodes */
 	pthread_t *threads;
-	struct ct_encoder *enc; /* one per worker, the last the caller's */
+	struct ct_encoder *enc; /* one per worker (one for the caller if none) */
 	uint32_t nenc;
 	int threaded;		   /* the lock and conditions exist */
 	struct ct_chunk_job *jobs; /* a ring, in the order they were handed out */
@@ -40,10 +40,7 @@ void ct_workers_free(struct ct_workers *w);
 struct ct_chunk_job *ct_workers_slot(struct ct_workers *w);
 /* Hand out the job ct_workers_slot gave. */
 void ct_workers_submit(struct ct_workers *w);
-/*
- * The oldest job, once encoded, or NULL if none is in flight. While it is
- * not, the caller encodes jobs no worker has started.
- */
+/* The oldest job, once encoded, or NULL if none is in flight. */
 struct ct_chunk_job *ct_workers_oldest(struct ct_workers *w);
 /* Done with the job ct_workers_oldest gave: its slot is free. */
 void ct_workers_retire(struct ct_workers *w);
