@@ -37,11 +37,13 @@ static void ct_kwrap_range(struct ct_kwrap *kw, const struct ct_thread_info *th)
 static int ct_kwrap_shows(const struct ct_kwrap *kw, const struct ct_kernel_rec *r)
 {
 	const struct ct_filter *f = &kw->f;
+	/* a command counting time counts off-CPU time where the dropped calls' time goes */
+	int counted = kw->keep_dropped && r->kind == CT_KREC_OFFCPU;
 	if (f->only && f->only[0] && !kw->nopen)
 		return 0; /* -F: outside every match */
-	if (f->max_depth && kw->depth >= f->max_depth)
+	if (f->max_depth && kw->depth >= f->max_depth && !counted)
 		return 0;
-	if (f->min_ns && (double)(r->end - r->start) < kw->min_ticks)
+	if (f->min_ns && (double)(r->end - r->start) < kw->min_ticks && !counted)
 		return 0;
 	if (f->since_ns || f->until_ns) {
 		double ns = ct_trace_ns(kw->t, r->start);
@@ -102,11 +104,11 @@ static void ct_kwrap_mark(void *ctx, const struct ct_event *ev, uint32_t depth)
 static void ct_kwrap_dropped(void *ctx, uint64_t enter_clock, uint64_t exit_clock)
 {
 	struct ct_kwrap *kw = ctx;
-	if (!kw->keep_dropped) {
-		ct_kwrap_to(kw, enter_clock);
-		while (kw->next < kw->end && kw->next->start < exit_clock)
-			kw->next++;
-	}
+	ct_kwrap_to(kw, enter_clock);
+	for (; kw->next < kw->end && kw->next->start < exit_clock; kw->next++)
+		if (kw->keep_dropped && kw->next->kind == CT_KREC_OFFCPU &&
+		    ct_kwrap_shows(kw, kw->next))
+			kw->kernel(kw->ictx, kw->next, kw->depth);
 	if (kw->inner->dropped)
 		kw->inner->dropped(kw->ictx, enter_clock, exit_clock);
 }

@@ -7,9 +7,12 @@
  * call lands inside it. The filters treat a record like a call made there:
  * -F (only under a match), -D (its depth), -t (its duration), --since and
  * --until. A record made under a call -N (or -D) drops is dropped with it,
- * like the calls under it; the commands that count time (report, flame) take
- * it in the nearest shown call instead, where the dropped call's time goes
- * too (its caller's own time), so that on-CPU + off-CPU stays the wall time.
+ * like the calls under it. The commands that count time (report, flame) take
+ * such an off-CPU interval in the nearest shown call instead, where the
+ * dropped call's time goes too (its caller's own time), so that on-CPU +
+ * off-CPU stays the wall time: for them -D and -t drop no off-CPU interval
+ * either, as they drop no call's time. System calls (report --syscalls rows)
+ * are filtered as calls are.
  */
 #ifndef CT_ANALYSIS_KWALK_H
 #define CT_ANALYSIS_KWALK_H
@@ -28,7 +31,7 @@ struct ct_kwrap {
 	const struct ct_kernel_rec *next, *end; /* the thread's records not passed yet */
 	uint32_t depth;				/* where a record made now is shown */
 	uint32_t nopen;				/* shown calls open */
-	int keep_dropped; /* records under a dropped call: passed in the nearest shown call */
+	int keep_dropped; /* off-CPU intervals -N, -D or -t drop: passed in the nearest shown call */
 	int fed;	  /* live: the records come from ct_kwrap_feed, not from the trace */
 	int superseded;	  /* fed: a later thread took the tid (an exec): leave it the rest */
 };
@@ -59,8 +62,9 @@ void ct_kwrap_feed(struct ct_kwrap *kw, const struct ct_kernel_rec *recs,
 int ct_walk_run_kernel(struct ct_walk *w, const struct ct_sink *sink, void *ctx,
 		       ct_kernel_cb kernel);
 /*
- * The same for a command that counts time: a dropped call's records are
- * passed in the nearest shown call, as its time is counted there.
+ * The same for a command that counts time: the off-CPU intervals of a call
+ * -N, -D or -t drops (and those deeper than -D or shorter than -t) are passed
+ * in the nearest shown call, as the dropped call's time is counted there.
  */
 int ct_walk_run_kernel_time(struct ct_walk *w, const struct ct_sink *sink, void *ctx,
 			    ct_kernel_cb kernel);

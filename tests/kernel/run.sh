@@ -298,18 +298,25 @@ if grep -q 'sleeper()' hide.txt && ! grep -q 'nap_ms' hide.txt && [ "$n" = 0 ]; 
 else
 	bad filters/hide "-N nap_ms: $n kernel lines of nap_ms still shown" hide.txt
 fi
-timeout -k 5 $T "$CT" report -i sleep.data -N nap_ms --json >hide.json 2>&1
-if "$PY" - hide.json <<'EOF'; then
+# (-D and -t too: report counts a dropped call's time in its caller; its off-CPU time with it;
+# its system calls' rows go with it)
+timeout -k 5 $T "$CT" report -i sleep.data -N nap_ms --syscalls --json >hide.json 2>&1
+timeout -k 5 $T "$CT" report -i sleep.data -D 2 --json >hide-d.json 2>&1
+timeout -k 5 $T "$CT" report -i sleep.data -t 60ms --json >hide-t.json 2>&1
+if "$PY" - hide.json hide-d.json hide-t.json <<'EOF'; then
 import json, sys
-rows = json.load(open(sys.argv[1]))
-rows = rows.get('functions', rows) if isinstance(rows, dict) else rows
-assert not [r for r in rows if r.get('name') == 'nap_ms'], 'nap_ms shown'
-s = [r for r in rows if r.get('name') == 'sleeper'][0]
-assert s['offcpu_ns'] >= 180e6, s
+for i, path in enumerate(sys.argv[1:]):
+    rows = json.load(open(path))
+    rows = rows.get('functions', rows) if isinstance(rows, dict) else rows
+    assert not [r for r in rows if r.get('name') == 'nap_ms'], (path, 'nap_ms shown')
+    s = [r for r in rows if r.get('name') == 'sleeper'][0]
+    assert s['offcpu_ns'] >= 180e6 and s['oncpu_ns'] < 20e6, (path, s)
+    if i == 0:
+        assert not [r for r in rows if r.get('name') == 'clock_nanosleep [syscall]'], 'row'
 EOF
 	ok filters/hide-report
 else
-	bad filters/hide-report "report -N nap_ms: sleeper's off-CPU time is not its hidden callee's" hide.json
+	bad filters/hide-report "report -N/-D/-t: sleeper's off-CPU time is not its dropped callee's" hide.json
 fi
 
 timeout -k 5 $T "$CT" report -i sleep.data --color=never --no-kernel >rnk.txt 2>&1
