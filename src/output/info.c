@@ -260,10 +260,15 @@ static void ct_info_kernel(FILE *out, const struct ct_trace *t)
 	}
 	ct_fmt_count(a, sizeof(a), calls);
 	ct_fmt_count(b, sizeof(b), offcpu);
-	ct_fmt_count(c, sizeof(c), t->klost);
 	fprintf(out, "kernel:     %s system calls, %s off-CPU intervals (record --kernel)", a, b);
-	if (t->klost)
+	if (t->nkargs) { /* what pointers pointed to, read while their calls were in progress */
+		ct_fmt_count(c, sizeof(c), t->nkargs);
+		fprintf(out, "; %s pointer arguments read", c);
+	}
+	if (t->klost) {
+		ct_fmt_count(c, sizeof(c), t->klost);
 		fprintf(out, "; %s kernel events lost (its ring buffers were full)", c);
+	}
 	fputc('\n', out);
 }
 

@@ -251,7 +251,7 @@ else
 fi
 
 timeout -k 5 $T "$CT" info -i sleep.data >info.txt 2>&1
-if grep -qE '^kernel: +[0-9,]+ system calls, [0-9,]+ off-CPU intervals' info.txt; then
+if grep -qE '^kernel: +[0-9,]+ system calls, [0-9,]+ off-CPU intervals .*; [1-9][0-9,]* pointer arguments read' info.txt; then
 	ok info
 else
 	bad info "info does not tell the kernel's side" info.txt
