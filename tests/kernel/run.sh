@@ -230,6 +230,14 @@ for m in sleep mutex fork; do
 			"live-$m.diff"
 	fi
 done
+# -N in live as in replay: nap_ms's sleeps hidden with it
+timeout -k 5 $T "$CT" live --kernel -N nap_ms --color=never ./kprog sleep >live-hide.txt 2>&1
+n=$(grep -c 'clock_nanosleep' live-hide.txt)
+if grep -q 'sleeper()' live-hide.txt && ! grep -q nap_ms live-hide.txt && [ "$n" = 0 ]; then
+	ok live/hide
+else
+	bad live/hide "live -N nap_ms: $n clock_nanosleep lines shown" live-hide.txt
+fi
 n=$(tree count live-sleep.txt sleeper '^clock_nanosleep\(.*\) = 0  \[syscall ')
 [ "$n" = 4 ] && ok live/nanosleep-inside ||
 	bad live/nanosleep-inside "$n clock_nanosleep calls in sleeper() in live's tree, not 4" live-sleep.txt
