@@ -26,10 +26,11 @@
 #               the call was in progress (a FIFO's open blocked 100 ms, the
 #               50 ms sleeps), else the pointer; never a later call's path
 #   live/*      live --kernel shows each thread's kernel lines in place: the same
-#               tree as replay's of its trace (sleep, mutex, fork and exec)
+#               tree as replay's of its trace (sleep, mutex, fork and exec); -N
 #   attach      attach --kernel to a process in a loop of getppid() and 20 ms
 #               sleeps: both in their functions, from the attach on
-#   info        tells the system calls and off-CPU intervals the trace holds
+#   info        tells the system calls, off-CPU intervals and pointer arguments
+#               read the trace holds
 #   filters/*   --no-kernel hides them, -D hides them below the depth, -t the
 #               short ones, report --no-kernel has no kernel columns' worth
 #   report/*    oncpu/offcpu per function (text and --json), --sort offcpu,
@@ -41,9 +42,13 @@
 #   unprivileged  as nobody (perf_event_paranoid 2): one line says what is
 #               missing, exit 0, the calls are recorded; /paranoid: the same
 #               with tracefs readable (a copy), refused by perf_event_paranoid
-#   -N          filters/hide: a hidden function's system calls hidden with it
+#   filters/hide  -N hides a function's system calls with it; report and flame
+#               count its off-CPU time (and -D's, -t's) in its caller
 #   arch        an aarch64 trace's system calls named by the generic table
-#   hostile/*   KERNEL blocks that lie: refused in one line (exit 2) or read
+#   hostile/*   KERNEL and KARGS blocks that lie: refused in one line (exit 2) or
+#               read
+#   clock/tsc-arith  the perf clock's own TSC conversion, by arithmetic
+#               (tests/unit/test_kclock.c: this machine's perf clock has none)
 #   old-trace   a version 2 trace (no KERNEL block) still reads
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
