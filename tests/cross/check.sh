@@ -12,6 +12,10 @@
 # every trace: its replay, replay --srcline and report --json must be the same
 # bytes as the target tool's (an aarch64 trace read on an x86-64 machine).
 #
+# Then tests/cross/pcrel_aarch64.c: each pc-relative instruction class (adr, adrp,
+# ldr literal of each size, cbz, tbz, b) as a function's first instruction, which
+# dynamic patching moves: the same results traced as alone, every call in the trace.
+#
 # Not here: ptrace and attach (qemu-user has no ptrace for its guests), the
 # sub-suites. Per-call times under qemu are not hardware figures (bench/).
 #
@@ -179,4 +183,28 @@ for p in "${progs[@]}"; do
 done | xargs -P "$JOBS" -n 2 bash -c 'run_job "$0" "$1" >"$OUT/results/.lines.$0.$1" 2>&1; cat "$OUT/results/.lines.$0.$1"' |
 	tee "$OUT/all.lines" | grep -v '^ok ' || true
 tally "$OUT/all.lines"
+
+# ---- every pc-relative class as a function's first instruction, patched -------
+if [ "$ARCH" = aarch64 ]; then
+	P=$OUT/pcrel
+	mkdir -p "$P"
+	if ! "$XBIN/gcc" -g -O2 "$ROOT/tests/cross/pcrel_aarch64.c" -o "$P/pcrel" 2>"$P/build.err"; then
+		bad cross/pcrel/build "the cross gcc cannot build tests/cross/pcrel_aarch64.c" "$P/build.err"
+	elif ! (cd "$P" && timeout -k 5 60 ./pcrel >alone.out 2>&1 &&
+		timeout -k 5 120 "$CT" record -o p.data -- ./pcrel >traced.out 2>record.err &&
+		timeout -k 5 60 "$CT" replay -i p.data >replay.txt 2>&1); then
+		bad cross/pcrel/run "the program or calltrace failed" "$P/record.err"
+	elif ! cmp -s "$P/alone.out" "$P/traced.out"; then
+		diff "$P/alone.out" "$P/traced.out" >"$P/out.diff"
+		bad cross/pcrel/same-results "relocated first instructions computed something else (< alone, > traced)" "$P/out.diff"
+	else
+		ok cross/pcrel/same-results
+		missing=
+		for f in f_adr f_adrp f_ldr_x f_ldr_w f_ldr_sw f_ldr_d f_ldr_q f_cbz f_tbz f_b f_target; do
+			grep -q " $f()" "$P/replay.txt" || missing="$missing $f"
+		done
+		if [ -z "$missing" ]; then ok cross/pcrel/traced
+		else bad cross/pcrel/traced "not in the trace:$missing" "$P/replay.txt"; fi
+	fi
+fi
 finish
