@@ -10,13 +10,15 @@ struct ct_worker_arg {
 };
 
 /*
- * Enough done to wake the collector: the oldest job and those after it, up to
- * half the ring (or all in flight). Waking it for every job would cost two
- * context switches a chunk; a batch costs them once per half ring.
+ * Enough done to wake the collector: the oldest job and those after it, a
+ * quarter of the ring (or all in flight). Waking it for every job would cost
+ * two context switches a chunk; a batch costs them once per quarter ring, and
+ * the three quarters still in flight keep the workers busy while it wakes
+ * (on a busy machine that takes longer than encoding a chunk).
  */
 static int ct_batch_done(const struct ct_workers *w)
 {
-	uint64_t want = ct_min(w->cap / 2, w->tail - w->head), n = 0;
+	uint64_t want = ct_min(w->cap / 4, w->tail - w->head), n = 0;
 	while (n < want && w->done[(w->head + n) % w->cap])
 		n++;
 	return n && n == want;
@@ -53,7 +55,7 @@ static void *ct_worker_main(void *p)
 void ct_workers_init(struct ct_workers *w, uint32_t n, uint32_t max_records, int level)
 {
 	memset(w, 0, sizeof(*w));
-	w->cap = n ? 8 * n : 1;
+	w->cap = n ? 16 * n : 1;
 	w->jobs = ct_calloc(w->cap, sizeof(*w->jobs));
 	w->done = ct_calloc(w->cap, 1);
 	w->nenc = n ? n : 1;

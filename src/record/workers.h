@@ -3,7 +3,7 @@
  * Encoding chunks on worker threads (record --jobs N). Chunks are
  * self-contained, so any worker encodes any chunk; the collector takes the
  * blocks back in the order it handed the chunks out and writes them in that
- * order, so the file is the same as with one thread. At most `cap` jobs (8 a worker)
+ * order, so the file is the same as with one thread. At most `cap` jobs (16 a worker)
  * are in flight, each holding one pool chunk and its block: memory stays bounded.
  */
 #ifndef CT_RECORD_WORKERS_H
