@@ -105,7 +105,13 @@ static int ct_counts(struct ct_proto_w *w, Dwarf_Die *p)
  */
 static int ct_moved(Dwarf_Die *param, const struct ct_ploc *l, Dwarf_Addr entry, int exact)
 {
+#if defined(__aarch64__) /* the plugin reads the DWARF of its own target */
+	static const uint8_t gpr[6] = { 0, 1, 2, 3, 4, 5 }; /* DWARF's x0-x5 */
+	const unsigned vec0 = 64;			    /* v0 */
+#else
 	static const uint8_t gpr[6] = { 5, 4, 1, 2, 8, 9 }; /* DWARF's rdi rsi rdx rcx r8 r9 */
+	const unsigned vec0 = 17;			    /* xmm0 */
+#endif
 	Dwarf_Attribute at;
 	Dwarf_Op *expr;
 	size_t len;
@@ -126,7 +132,7 @@ static int ct_moved(Dwarf_Die *param, const struct ct_ploc *l, Dwarf_Addr entry,
 		reg = (unsigned)expr[0].number;
 	else
 		return 0; /* on the stack, or an expression */
-	return reg != (l->kind == 'r' ? gpr[l->n % 6] : 17u + l->n); /* xmm0 is 17 */
+	return reg != (l->kind == 'r' ? gpr[l->n % 6] : vec0 + l->n);
 }
 
 /*
