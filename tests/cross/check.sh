@@ -16,6 +16,9 @@
 # ldr literal of each size, cbz, tbz, b) as a function's first instruction, which
 # dynamic patching moves: the same results traced as alone, every call in the trace.
 #
+# And record -a (patchable entries and dynamic patching) on tests/cross/args_cross.c:
+# the host's replay shows the arguments and return values the target captured.
+#
 # Not here: ptrace and attach (qemu-user has no ptrace for its guests), the
 # sub-suites. Per-call times under qemu are not hardware figures (bench/).
 #
@@ -207,4 +210,25 @@ if [ "$ARCH" = aarch64 ]; then
 		else bad cross/pcrel/traced "not in the trace:$missing" "$P/replay.txt"; fi
 	fi
 fi
+
+# ---- record -a on the target, read by the host ----------------------------------
+A=$OUT/args
+mkdir -p "$A"
+for how in patchable patch; do
+	flags=(-g -O2)
+	[ $how = patchable ] && flags+=(-fpatchable-function-entry=2,0)
+	[ "$ARCH" = aarch64 ] || flags=(-g -O2)
+	if ! "$XBIN/gcc" "${flags[@]}" "$ROOT/tests/cross/args_cross.c" -o "$A/args.$how" 2>"$A/build.err"; then
+		bad "cross/args/$how" "the cross gcc cannot build tests/cross/args_cross.c" "$A/build.err"
+		continue
+	fi
+	(cd "$A" && timeout -k 5 120 "$CT" record -a -o "$how.data" -- "./args.$how" >/dev/null 2>"$how.err" &&
+		timeout -k 5 60 "$HOST_CT" replay -i "$how.data" >"$how.replay" 2>>"$how.err")
+	if grep -qF 'mix(a=1, b=2, c=3.5, s="A") = 71.5' "$A/$how.replay" &&
+		grep -qF 'add(x=40, y=2) = 42' "$A/$how.replay"; then
+		ok "cross/args/$how"
+	else
+		bad "cross/args/$how" "the host's replay of record -a lacks the arguments" "$A/$how.replay"
+	fi
+done
 finish
