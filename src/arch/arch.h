@@ -10,13 +10,13 @@
  */
 #if defined(__aarch64__)
 #include "aarch64/arch.h"
-#define CT_ARCH_NAME	   "aarch64"
-#define CT_ARCH_CLOCK_NAME "cntvct"
+#define CT_ARCH_NAME	    "aarch64"
+#define CT_ARCH_CLOCK_NAME  "cntvct"
 #define CT_ARCH_ELF_MACHINE 183 /* EM_AARCH64: the executables the runtime can join */
 #elif defined(__x86_64__)
 #include "x86_64/arch.h"
-#define CT_ARCH_NAME	   "x86_64"
-#define CT_ARCH_CLOCK_NAME "tsc"
+#define CT_ARCH_NAME	    "x86_64"
+#define CT_ARCH_CLOCK_NAME  "tsc"
 #define CT_ARCH_ELF_MACHINE 62 /* EM_X86_64 */
 #else
 #error "calltrace: unsupported architecture (x86_64 and aarch64 are)"

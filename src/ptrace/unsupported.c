@@ -15,8 +15,9 @@
 static pid_t ct_ptrace_unsupported(int *status)
 {
 	struct utsname u;
-	fprintf(stderr, "calltrace: the ptrace method and attach are not available on %s yet "
-			"(use record's other methods)\n",
+	fprintf(stderr,
+		"calltrace: the ptrace method and attach are not available on %s yet "
+		"(use record's other methods)\n",
 		uname(&u) == 0 ? u.machine : "this architecture");
 	*status = 2;
 	return -1;

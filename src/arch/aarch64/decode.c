@@ -43,7 +43,8 @@ void ct_a64_decode(uint32_t w, uintptr_t pc, struct ct_a64_insn *i)
 			i->kind = opc == 3 ? CT_A64_OTHER : CT_A64_LDR_LIT_V;
 		else
 			i->kind = opc == 3 ? CT_A64_PRFM_LIT : CT_A64_LDR_LIT;
-	} else if ((w & 0xfe1f0000u) == 0xd61f0000u) { /* br, blr, ret (and the pointer-auth forms) */
+	} else if ((w & 0xfe1f0000u) ==
+		   0xd61f0000u) { /* br, blr, ret (and the pointer-auth forms) */
 		i->kind = CT_A64_BR;
 	}
 }

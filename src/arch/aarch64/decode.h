@@ -25,8 +25,8 @@ enum ct_a64_kind {
 
 struct ct_a64_insn {
 	uint32_t word;
-	uint8_t kind;	/* enum ct_a64_kind */
-	uint8_t rt;	/* the register written (adr, adrp, ldr literal) */
+	uint8_t kind;	  /* enum ct_a64_kind */
+	uint8_t rt;	  /* the register written (adr, adrp, ldr literal) */
 	uintptr_t target; /* what it addresses, for the kinds that read the pc */
 };
 

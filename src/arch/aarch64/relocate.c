@@ -26,8 +26,8 @@
 #define CT_A64_BR_X16		  0xd61f0200u
 
 struct ct_a64_out {
-	uint32_t *p;	/* the next word */
-	uintptr_t at;	/* its address when it runs */
+	uint32_t *p;  /* the next word */
+	uintptr_t at; /* its address when it runs */
 };
 
 static void ct_emit(struct ct_a64_out *o, uint32_t w)
@@ -117,7 +117,8 @@ static void ct_relocate_one(const struct ct_a64_insn *i, uintptr_t next, struct 
 	switch (i->kind) {
 	case CT_A64_BL:
 		ct_load_const(o, 30, next); /* the callee returns into the function */
-		/* fall through */
+		ct_jump(o, i->target);
+		return;
 	case CT_A64_B:
 		ct_jump(o, i->target);
 		return;
@@ -226,8 +227,8 @@ int ct_arch_encode_patch(const struct ct_arch_func *f, uintptr_t tramp, uint8_t 
 	return 1;
 }
 
-int ct_arch_build_ool(const uint8_t *code, size_t avail, uintptr_t orig, uintptr_t at,
-		      uint8_t *out, uint8_t *insn_len)
+int ct_arch_build_ool(const uint8_t *code, size_t avail, uintptr_t orig, uintptr_t at, uint8_t *out,
+		      uint8_t *insn_len)
 {
 	struct ct_a64_out o = { (uint32_t *)(void *)out, at };
 	struct ct_a64_insn i;

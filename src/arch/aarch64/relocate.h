@@ -48,7 +48,7 @@ int ct_arch_build_trampoline(const struct ct_arch_func *f, uintptr_t at, uintptr
 int ct_arch_encode_patch(const struct ct_arch_func *f, uintptr_t tramp, uint8_t *out);
 
 #define CT_OOL_MAX 48
-int ct_arch_build_ool(const uint8_t *code, size_t avail, uintptr_t orig, uintptr_t at,
-		      uint8_t *out, uint8_t *insn_len);
+int ct_arch_build_ool(const uint8_t *code, size_t avail, uintptr_t orig, uintptr_t at, uint8_t *out,
+		      uint8_t *insn_len);
 
 #endif

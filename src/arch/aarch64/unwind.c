@@ -41,7 +41,8 @@ size_t ct_arch_unhook(uintptr_t tramp, const struct ct_arch_hooked *f, size_t n)
 			fp[1] = f[k].ret;
 			used++;
 			if (ct_nunhooked < CT_A64_KEPT_MAX)
-				ct_unhooked[ct_nunhooked++] = (struct ct_unhooked){ &fp[1], f[k].slot };
+				ct_unhooked[ct_nunhooked++] =
+					(struct ct_unhooked){ &fp[1], f[k].slot };
 		}
 		if (next <= fp)
 			break;
