@@ -8,7 +8,8 @@
 # load. The figure is the traced program's own CPU (`calltrace info`'s cpu: line)
 # above the untraced plain build's, a run of a near-empty workload subtracted from
 # each (start-up, patching), divided by the calls the trace counts (the hooks also
-# count inlined functions), median of RUNS runs.
+# count inlined functions), median of RUNS runs; and the same from each variant's
+# quickest run (on a loaded machine the medians drift with the load).
 #
 # Usage: bench/patchcost_bench.sh [--runs N] [--only lua,sqlite3,fib] [CALLTRACE...]
 #                                 (default $BUILD/calltrace)
@@ -142,14 +143,17 @@ for name in only:
             for kind, w, e in (('patched', plain_w, plain_e), ('hooked', fi_w, fi_e)):
                 (cw, rw), (ce, re_) = traced(ct, w), traced(ct, e)
                 res.setdefault((i, kind), []).append((cw - ce, (rw - re_) / 2))
-    base = med(res['base'])
-    print(f'{name}: untraced {base * 1e3:.1f} ms CPU (start-up subtracted), median of {runs}')
+    base, best = med(res['base']), min(res['base'])
+    print(f'{name}: untraced {base * 1e3:.1f} ms CPU (start-up subtracted), median of {runs} '
+          f'(best {best * 1e3:.1f})')
     for i, ct in enumerate(cts):
-        row = {}
+        row, low = {}, {}
         print(f'  {ct}')
         for kind in ('patched', 'hooked'):
             calls = med(x[1] for x in res[(i, kind)])
             row[kind] = (med(x[0] for x in res[(i, kind)]) - base) / calls * 1e9
-            print(f'    {kind:7} {calls:12,.0f} calls {row[kind]:6.1f} ns/call')
-        print(f'    patched / hooked = {row["patched"] / row["hooked"]:.2f}')
+            low[kind] = (min(x[0] for x in res[(i, kind)]) - best) / calls * 1e9
+            print(f'    {kind:7} {calls:12,.0f} calls {row[kind]:6.1f} ns/call (best runs: {low[kind]:.1f})')
+        print(f'    patched / hooked = {row["patched"] / row["hooked"]:.2f} '
+              f'(best runs: {low["patched"] / low["hooked"]:.2f})')
 EOF

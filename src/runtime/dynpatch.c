@@ -42,23 +42,27 @@ _Atomic uint32_t ct_nlanding_areas;
 
 /*
  * A new area of trampolines, whose landings the hooks must know (shadow.h);
- * 0 if there is no room left to say so (a program that loaded and unloaded
- * hundreds of libraries): the module is then not patched.
+ * 0 if there is no room left to say so (hundreds of modules, or of attach
+ * cycles): the module is then not patched. Areas are never forgotten: after
+ * a detach, code may still return through the old ones, and an area a later
+ * attach maps where one was takes its entry.
  */
 static int ct_note_landings(uintptr_t area, size_t len)
 {
 	uint32_t n = atomic_load(&ct_nlanding_areas);
+	for (uint32_t i = 0; i < n; i++) {
+		struct ct_landing_area *a = &ct_landing_areas[i];
+		if (area == a->lo) {
+			if (len > a->len)
+				a->len = len;
+			return 1;
+		}
+	}
 	if (n >= CT_LANDING_AREAS)
 		return 0;
 	ct_landing_areas[n] = (struct ct_landing_area){ area, len };
 	atomic_store_explicit(&ct_nlanding_areas, n + 1, memory_order_release);
 	return 1;
-}
-
-/* A new attach: the areas of the last one are let go (attached.c). */
-void ct_dynpatch_forget_areas(void)
-{
-	atomic_store(&ct_nlanding_areas, 0);
 }
 
 #define CT_MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels fault page by page */
@@ -238,8 +242,6 @@ static uintptr_t ct_build_trampolines(struct ct_module_scan *s, size_t *area_len
 			total += c->f.tramp_len;
 		}
 	}
-	if (atomic_load(&ct_nlanding_areas) >= CT_LANDING_AREAS)
-		return 0;
 	uintptr_t area = ct_map_near(s->text_lo, s->text_hi, total);
 	if (!area)
 		return 0;

@@ -29,6 +29,7 @@
 #define CT_HOOK_RECORD	  2 /* the chunk was full: ct_slow_record the word at regs[9] */
 #define CT_HOOK_NESTED	  3 /* written; a hook we interrupted has something to finish */
 #define CT_HOOK_SPARE_REG 9 /* the unused word of the stubs' save area */
+#define CT_HOOK_BY_SLOT	  4 /* or'ed in: the slot has the return trampoline (attach) */
 
 struct ct_hook_answer {
 	uint64_t status;
@@ -117,13 +118,20 @@ uint64_t ct_patch_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *reg
 	return ct_fast_enter(slot, head, regs, 0);
 }
 
-/* A function patched dynamically: its trampoline hijacks the slot by a call. */
+/*
+ * A function patched dynamically: its trampoline hijacks the slot by a call.
+ * Not under attach (a detach cannot yet be made safe for it): there the slot
+ * gets the return trampoline, as with __fentry__, and the answer says so
+ * (CT_HOOK_BY_SLOT): the trampoline then goes straight to the body.
+ */
 uint64_t ct_patch_call_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs)
 {
 	uint64_t head;
 	__builtin_memcpy(&head, (const void *)(call_site - CT_TRAMP_HEAD), sizeof(head));
 	if (ct_unlikely(head >> CT_CAPTURE_SHIFT))
 		return CT_HOOK_SLOW;
+	if (ct_unlikely(ct_attached))
+		return ct_fast_enter(slot, head, regs, 0) | CT_HOOK_BY_SLOT;
 	return ct_fast_enter(slot, head, regs, 1);
 }
 

@@ -370,7 +370,6 @@ static int ct_still_loaded(struct dl_phdr_info *info, size_t size, void *data)
 void ct_patch_forget_all(void)
 {
 	ct_ndone = 0;
-	ct_dynpatch_forget_areas();
 }
 
 void ct_patch_forget(void)

@@ -16,8 +16,6 @@ void ct_patch_count_skip(int reason, const char *name) CT_HIDDEN;
 /* Patch the functions -P selects in a module built with nothing special. */
 void ct_dynpatch_module(const struct dl_phdr_info *info, const struct ct_elf_map *m,
 			const char *path, int program) CT_HIDDEN;
-/* A new attach: the trampolines' landings of the last one are no longer ours (shadow.h). */
-void ct_dynpatch_forget_areas(void) CT_HIDDEN;
 
 /* --libcalls: redirect the module's calls into the libraries the patterns take. */
 void ct_libcalls_module(const struct dl_phdr_info *info, const struct ct_elf_map *m) CT_HIDDEN;

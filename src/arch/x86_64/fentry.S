@@ -11,7 +11,10 @@
  *
  * The C side replaces that return address with ct_return_trampoline, which
  * runs when the function returns: it saves the same registers, asks the C
- * side for the real return address and returns there.
+ * side for the real return address and returns there. A function patched
+ * dynamically has its own trampoline (relocate.h), which puts the address
+ * of its landing there itself by calling the function's body, and the
+ * landing comes to ct_patch_return: both returns are then predicted.
  */
 	.text
 
@@ -112,7 +115,9 @@
 	 * by_call: the caller, a trampoline (relocate.h), puts its landing in
 	 * the slot by a call when told so by ZF set (the fast path and the
 	 * events to finish), and goes straight on when ZF is clear (the handler
-	 * did everything). Flags are free at a function's entry.
+	 * did everything, or under attach, where the slot gets the return
+	 * trampoline: fast's answer has CT_HOOK_BY_SLOT, 4, or'ed in). Flags are
+	 * free at a function's entry.
 	 */
 	.macro ENTRY_STUB name, fast, handler, after_prologue=0, by_call=0
 	.globl	\name
@@ -141,7 +146,21 @@
 	.cfi_def_cfa %rsp, 8
 	ret
 	.cfi_restore_state
-1:	SAVE_VECTOR
+1:
+	.if \by_call
+	cmpq	$4, %rax	/* done, the slot hijacked (CT_HOOK_BY_SLOT) */
+	jne	5f
+	RESTORE_GENERAL
+	movq	%rbp, %rsp
+	popq	%rbp
+	.cfi_remember_state
+	.cfi_def_cfa %rsp, 8
+	testq	%rsp, %rsp	/* never 0: ZF clear */
+	ret
+	.cfi_restore_state
+5:	andq	$3, %rax
+	.endif
+	SAVE_VECTOR
 	cmpq	$1, %rax
 	jne	2f
 	SLOT_TO	%rdi, \after_prologue
@@ -171,7 +190,7 @@
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
 	.if \by_call
-	cmpq	%rsp, %rsp	/* ZF set */
+	cmpl	$0, ct_attached(%rip)	/* ZF set but under attach */
 	.endif
 	ret
 	.cfi_endproc

@@ -11,7 +11,8 @@
  *   - a call (direct, or through the GOT) is always the last moved
  *     instruction (it is at least 5 bytes long), so it becomes "push the
  *     original return address, jump to the callee": the callee returns
- *     into the original function and unwinders see a real return address;
+ *     into the original function and unwinders see a real return address
+ *     (the push is a call, for the processor's return stack: ct_push_return);
  *   - loop, jrcxz, xbegin and other calls cannot move: the function is
  *     skipped, never half-patched.
  */
@@ -49,10 +50,10 @@ static int ct_moved_size(const ZydisDecodedInstruction *insn)
 	case ZYDIS_CATEGORY_COND_BR:
 		return ct_is_jcc(insn) ? 6 : 0; /* loop, jrcxz and friends have no rel32 form */
 	case ZYDIS_CATEGORY_CALL:
-		/* lea -8(%rsp),%rsp; movl lo,(%rsp); movl hi,4(%rsp); jmp */
+		/* call .+6; int3; movl lo,(%rsp); movl hi,4(%rsp); jmp (ct_push_return) */
 		if (ct_is_branch(insn))
-			return 5 + 7 + 8 + 5;
-		return ct_x86_is_rip_relative(insn) ? 5 + 7 + 8 + 6 : 0;
+			return 6 + 7 + 8 + 5;
+		return ct_x86_is_rip_relative(insn) ? 6 + 7 + 8 + 6 : 0;
 	default:
 		if (ct_is_branch(insn)) /* xbegin */
 			return 0;
@@ -228,13 +229,21 @@ int ct_arch_plan_entry(struct ct_arch_func *f)
 	return ct_plan_moved(f, code);
 }
 
-/* "Push" the original return address without touching flags or registers. */
+/*
+ * "Push" the original return address without touching flags or registers,
+ * by a call whose pushed address is then overwritten: the processor's return
+ * stack gets an entry for the callee's ret to take. Its prediction is wrong
+ * (the callee returns to the original code), but the stack stays balanced:
+ * with "lea -8(%rsp),%rsp" instead, that ret took its caller's entry, and
+ * every return above it went mispredicted in turn. Not "call .+5", which
+ * processors may recognise as reading the pc, and leave their stack alone.
+ */
 static uint8_t *ct_push_return(uint8_t *p, uintptr_t ret)
 {
-	static const uint8_t lea[5] = { 0x48, 0x8d, 0x64, 0x24, 0xf8 }; /* lea -8(%rsp),%rsp */
+	static const uint8_t call[6] = { 0xe8, 0x01, 0x00, 0x00, 0x00, 0xcc }; /* call .+6; int3 */
 	uint32_t lo = (uint32_t)ret, hi = (uint32_t)(ret >> 32);
-	memcpy(p, lea, 5);
-	p += 5;
+	memcpy(p, call, 6);
+	p += 6;
 	*p++ = 0xc7; /* movl $lo, (%rsp) */
 	*p++ = 0x04;
 	*p++ = 0x24;
