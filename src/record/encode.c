@@ -59,14 +59,74 @@ static uint64_t ct_skip_empty(const uint64_t *w, uint64_t i, uint64_t nwords, ui
 }
 
 /*
+ * A batch of records, staged one word each (clock delta | code << 16 | stack
+ * byte << 32), into the byte planes: storing five bytes a record in the loop
+ * that decodes them would cost five stores and the registers to address
+ * them; here sixteen records at a time are transposed in vector registers.
+ */
+static void ct_scatter_scalar(const uint64_t *t, uint32_t n, uint8_t *clk, uint8_t *code,
+			      uint8_t *sp, uint32_t cap)
+{
+	for (uint32_t m = 0; m < n; m++) {
+		uint64_t v = t[m];
+		clk[m] = (uint8_t)v;
+		clk[cap + m] = (uint8_t)(v >> 8);
+		code[m] = (uint8_t)(v >> 16);
+		code[cap + m] = (uint8_t)(v >> 24);
+		sp[m] = (uint8_t)(v >> 32);
+	}
+}
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/*
+ * Sixteen staged words (8 registers, byte b of record r at register r / 2,
+ * byte (r % 2) * 8 + b) into planes: each round of unpacks rotates the
+ * 7-bit index (r, b) left by one, so four rounds leave byte b of record r
+ * at register b, byte r.
+ */
+static inline __attribute__((always_inline)) void ct_unpack_round(__m128i *a)
+{
+	__m128i b0 = _mm_unpacklo_epi8(a[0], a[4]), b1 = _mm_unpackhi_epi8(a[0], a[4]);
+	__m128i b2 = _mm_unpacklo_epi8(a[1], a[5]), b3 = _mm_unpackhi_epi8(a[1], a[5]);
+	__m128i b4 = _mm_unpacklo_epi8(a[2], a[6]), b5 = _mm_unpackhi_epi8(a[2], a[6]);
+	__m128i b6 = _mm_unpacklo_epi8(a[3], a[7]), b7 = _mm_unpackhi_epi8(a[3], a[7]);
+	a[0] = b0, a[1] = b1, a[2] = b2, a[3] = b3, a[4] = b4, a[5] = b5, a[6] = b6, a[7] = b7;
+}
+
+static void ct_scatter_planes(const uint64_t *t, uint32_t n, uint8_t *clk, uint8_t *code,
+			      uint8_t *sp, uint32_t cap)
+{
+	uint32_t m = 0;
+	for (; m + 16 <= n; m += 16) {
+		__m128i a[8];
+		for (int k = 0; k < 8; k++)
+			a[k] = _mm_loadu_si128((const __m128i *)(t + m) + k);
+		for (int round = 0; round < 4; round++)
+			ct_unpack_round(a);
+		_mm_storeu_si128((__m128i *)(clk + m), a[0]);
+		_mm_storeu_si128((__m128i *)(clk + cap + m), a[1]);
+		_mm_storeu_si128((__m128i *)(code + m), a[2]);
+		_mm_storeu_si128((__m128i *)(code + cap + m), a[3]);
+		_mm_storeu_si128((__m128i *)(sp + m), a[4]);
+	}
+	ct_scatter_scalar(t + m, n - m, clk + m, code + m, sp + m, cap);
+}
+#else
+#define ct_scatter_planes ct_scatter_scalar
+#endif
+
+#define CT_STAGE 256 /* records staged at a time: 2 KiB, in the L1 cache */
+
+/*
  * Calls and returns from w[i] on, while they last: returns where the first
- * other record (or the end) is. Each is five bytes stored at fixed places
+ * other record (or the end) is. Each is staged as one word of its five bytes
  * (the clock delta's and the code's low and high bytes, the stack delta's
- * byte), with one test for the rare value that does not fit. The record
- * count, the previous clock and stack pointer live in registers for the run
- * (a byte stored through a pointer may alias anything in memory, so the
- * compiler would otherwise reload them after every store); they go back to
- * the encoder at the end.
+ * byte), with one test for the rare value that does not fit, and a batch at
+ * a time goes to its fixed places in the planes (ct_scatter_planes). The
+ * previous clock and stack pointer live in registers for the run; they go
+ * back to the encoder at the end.
  */
 static uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t i, uint64_t nwords,
 			      uint64_t base, uint64_t *last)
@@ -78,33 +138,45 @@ static uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t 
 	uint32_t cap = e->plane_cap, r = e->hdr.nrecords;
 	uint64_t lc = e->last_clock, ls = e->last_sp;
 	struct ct_enc_slot *cache = e->cache;
+	uint64_t t[CT_STAGE];
+	const uint64_t *p = w + i, *end = w + (i + (nwords - i) / 2 * 2);
 
-	if (!r && i + 2 <= nwords && w[i])
-		e->hdr.first_clock = lc = ct_full_clock(base, w[i]);
-	for (; i + 2 <= nwords; i += 2) {
-		uint64_t w0 = w[i], w1 = w[i + 1];
-		unsigned kind = ct_ev_kind(w1);
-		if (__builtin_expect(!w0 || kind - 1 > 1, 0))
-			break; /* not a call or a return (CT_EV_ENTER 1, CT_EV_EXIT 2) */
-		uint64_t clock = ct_full_clock(base, w0), addr = ct_ev_addr(w1);
-		uint64_t sp = ct_ev_sp(w0, w1);
-		struct ct_enc_slot *slot = ct_enc_slot_of(cache, addr);
-		if (__builtin_expect(slot->addr != addr, 0)) {
-			slot->code = (uint64_t)ct_encoder_func_slow(e, addr) << 2;
-			slot->addr = addr;
+	if (!r && p < end && p[0])
+		e->hdr.first_clock = lc = ct_full_clock(base, p[0]);
+	while (p < end) {
+		const uint64_t *stop = (uint64_t)(end - p) > 2 * CT_STAGE ? p + 2 * CT_STAGE : end;
+		uint64_t *tp = t;
+		for (; p < stop; p += 2) {
+			uint64_t w0 = p[0], w1 = p[1];
+			unsigned kind = ct_ev_kind(w1);
+			if (__builtin_expect(!w0 || kind - 1 > 1, 0))
+				break; /* not a call or a return (CT_EV_ENTER 1, CT_EV_EXIT 2) */
+			uint64_t clock = ct_full_clock(base, w0), addr = ct_ev_addr(w1);
+			uint64_t sp = ct_ev_sp(w0, w1);
+			struct ct_enc_slot *slot = ct_enc_slot_of(cache, addr);
+			if (__builtin_expect(slot->addr != addr, 0)) {
+				slot->code = (uint64_t)ct_encoder_func_slow(e, addr) << 2;
+				slot->addr = addr;
+			}
+			uint64_t zc = ct_zigzag((int64_t)(clock - lc)),
+				 k = slot->code | w1 >> 63; /* CT_EV_EXIT */
+			uint64_t zs = ct_zigzag((int64_t)(sp - ls));
+			/* zc | k can reach 0xffff with both under it: ct_encoder_escape keeps them */
+			if (__builtin_expect(((zc | k) >= 0xffff) | (zs >= 0xff), 0)) {
+				zc = ct_encoder_escape(e, zc, 0xffff);
+				k = ct_encoder_escape(e, k, 0xffff);
+				zs = ct_encoder_escape(e, zs, 0xff);
+			}
+			*tp++ = zc | k << 16 | zs << 32;
+			lc = clock;
+			ls = sp;
 		}
-		uint64_t zc = ct_zigzag((int64_t)(clock - lc)),
-			 k = slot->code | (kind == CT_EV_EXIT);
-		uint64_t zs = ct_zigzag((int64_t)(sp - ls));
-		if (__builtin_expect((zc >= 0xffff) | (k >= 0xffff) | (zs >= 0xff), 0)) {
-			zc = ct_encoder_escape(e, zc, 0xffff);
-			k = ct_encoder_escape(e, k, 0xffff);
-			zs = ct_encoder_escape(e, zs, 0xff);
-		}
-		ct_enc_planes(clk, code, cap, r++, zc, k);
-		*ps++ = (uint8_t)zs;
-		lc = clock;
-		ls = sp;
+		uint32_t n = (uint32_t)(tp - t);
+		ct_scatter_planes(t, n, clk + r, code + r, ps, cap);
+		r += n;
+		ps += n;
+		if (p < stop)
+			break;
 	}
 	e->col[CT_COL_SP].len = (size_t)(ps - e->col[CT_COL_SP].data);
 	if (r != e->hdr.nrecords)
@@ -112,7 +184,7 @@ static uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t 
 	e->hdr.nrecords = r;
 	e->last_clock = lc;
 	e->last_sp = ls;
-	return i;
+	return (uint64_t)(p - w);
 }
 
 static void ct_add_side(struct ct_chunk_job *j, uint32_t type, uint64_t clock, const uint8_t *p,
