@@ -18,6 +18,9 @@ struct ct_writer {
 	struct ZSTD_CCtx_s *cctx;
 	void *zbuf;
 	size_t zcap;
+	/* whole blocks not written yet: many go out in one write (ct_writer_flush) */
+	uint8_t *pend;
+	size_t pend_len, pend_cap;
 };
 
 /* A new 0600 file beside path, not yet in its place; what is at path stays. */
@@ -31,6 +34,8 @@ int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const vo
 		    uint32_t alen, const void *b, uint32_t blen);
 /* The same, compressed with zstd. */
 int ct_writer_block_zstd(struct ct_writer *w, uint16_t type, const void *payload, uint32_t len);
+/* Write the blocks held back so far; the recorder calls it before it waits. */
+int ct_writer_flush(struct ct_writer *w);
 int ct_writer_close(struct ct_writer *w);
 
 #endif

@@ -213,6 +213,7 @@ static void ct_sleep(struct ct_session *s)
 	struct ct_pool_ctl *ctl = s->pool.ctl;
 	uint32_t seq = atomic_load(&ctl->wake_seq);
 
+	ct_writer_flush(&s->w); /* what a pass wrote goes out before we wait */
 	atomic_store(&ctl->recorder_sleeping, 1);
 	/* published since the last pass? (those it left for later do not count) */
 	uint32_t full = 0;
@@ -309,6 +310,7 @@ static void ct_run(struct ct_session *s)
 		if (s->col.ring && asked != snapshots) {
 			snapshots = asked;
 			ct_snapshot(&s->col);
+			ct_writer_flush(&s->w); /* whoever asked may read it now */
 		}
 		if (ct_forward_sig) {
 			if (!s->child_done)
