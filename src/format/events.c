@@ -18,6 +18,14 @@ void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level)
 	e->cctx = ZSTD_createCCtx();
 	e->level = level;
 	ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_compressionLevel, level);
+	/*
+	 * At the fast levels, matches of 7 bytes at least: in the byte planes a
+	 * short match is mostly a coincidence in the clock's low bytes, costing a
+	 * sequence where literals would do. On fib's blocks, 12 % fewer
+	 * instructions and 20 % fewer bytes; on yaml-cpp's, 3 % fewer, 5 % more.
+	 */
+	if (level < 1)
+		ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_minMatch, 7);
 }
 
 void ct_encoder_free(struct ct_encoder *e)
