@@ -75,7 +75,7 @@ RT_OBJS := $(patsubst src/%.c,$(BUILD)/rt/%.o,$(RT_SRCS)) $(patsubst src/%.S,$(B
 RT_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -fno-instrument-functions \
 	-ftls-model=initial-exec -fno-stack-protector -fasynchronous-unwind-tables
 # the stubs' common case (fentry.S) saves no vector register: it must not touch one
-$(BUILD)/rt/runtime/fasthook.o: RT_CFLAGS += -mgeneral-regs-only
+$(BUILD)/rt/runtime/hotpath/fasthook.o: RT_CFLAGS += -mgeneral-regs-only
 
 # The API for programs running without calltrace: functions that do nothing.
 API_SRCS := $(wildcard src/api/*.c)

@@ -154,15 +154,4 @@ void *ct_next_symbol(const char *name) CT_HIDDEN;
  */
 int ct_secure_exec(void) CT_HIDDEN;
 
-/*
- * Until fentry.c, fasthook.c, patch.c, dynpatch.c and shadow.c (being
- * changed by other work) move to their rooms, they find every room's
- * declarations here, as they did when this header held them all.
- */
-#include "hotpath/hotpath.h"
-#include "methods/methods.h"
-#include "process/process.h"
-#include "modes/modes.h"
-#include "args/args.h"
-
 #endif

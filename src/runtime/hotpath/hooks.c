@@ -14,7 +14,7 @@
  */
 #include "../runtime.h"
 #include "hotpath.h"
-#include "../shadow.h"
+#include "shadow.h"
 #include "../args/args.h"
 
 __thread struct ct_thread ct_self __attribute__((tls_model("initial-exec")));

@@ -26,7 +26,7 @@
 #include "../runtime.h"
 #include "hotpath.h"
 #include "../process/process.h"
-#include "../shadow.h"
+#include "shadow.h"
 
 #define CT_NO_CHUNK 0
 

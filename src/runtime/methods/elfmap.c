@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../runtime.h"
-#include "../elfmap.h"
+#include "elfmap.h"
 
 int ct_elf_map(const char *path, struct ct_elf_map *m)
 {

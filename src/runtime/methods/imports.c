@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../runtime.h"
-#include "../elfmap.h"
+#include "elfmap.h"
 #include "imports.h"
 #include "../../arch/libcall.h"
 

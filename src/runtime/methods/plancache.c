@@ -43,8 +43,8 @@
 
 #include "../runtime.h"
 #include "../process/process.h"
-#include "../elfmap.h"
-#include "../plancache.h"
+#include "elfmap.h"
+#include "plancache.h"
 
 #define CT_PLAN_MAGIC	 "CTPLAN\0\1"
 #define CT_PLAN_MAX_FILE (64u << 20)

@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "../runtime.h"
-#include "../elfmap.h"
-#include "../stdskip.h"
+#include "elfmap.h"
+#include "stdskip.h"
 #include "../../common/syshdr.h"
 
 /* After _ZN: cv- and ref-qualifiers of a member function, then the scope. */

@@ -18,7 +18,7 @@
 
 #include "../runtime.h"
 #include "../hotpath/hotpath.h"
-#include "../shadow.h"
+#include "../hotpath/shadow.h"
 #include "../../../include/calltrace.h"
 
 CT_HIDDEN int ct_paused_all;

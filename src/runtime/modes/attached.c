@@ -28,10 +28,10 @@
 #include "../methods/methods.h"
 #include "../process/process.h"
 #include "modes.h"
-#include "../shadow.h"
-#include "../elfmap.h"
+#include "../hotpath/shadow.h"
+#include "../methods/elfmap.h"
 #include "../methods/imports.h"
-#include "../patching.h"
+#include "../methods/patching.h"
 #include "../../arch/relocate.h"
 #include "../../common/attach_abi.h"
 

@@ -18,7 +18,7 @@
 #include "../hotpath/hotpath.h"
 #include "../methods/methods.h"
 #include "process.h"
-#include "../shadow.h"
+#include "../hotpath/shadow.h"
 
 typedef void (*ct_jump_fn)(struct __jmp_buf_tag *env, int val) __attribute__((noreturn));
 typedef void *(*ct_catch_fn)(void *exc);

@@ -20,7 +20,7 @@
 #include "../runtime.h"
 #include "../hotpath/hotpath.h"
 #include "process.h"
-#include "../shadow.h"
+#include "../hotpath/shadow.h"
 
 typedef int (*ct_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef void (*ct_info_handler)(int, siginfo_t *, void *);

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../runtime.h"
+
 struct ct_elf_map;
 
 /* Memory for code, read-write until mprotected, within rel32 reach of [lo, hi); 0 if none. */

@@ -3,7 +3,8 @@
 #include <sys/mman.h>
 
 #include "shadow.h"
-#include "../../include/calltrace.h"
+#include "hotpath.h"
+#include "../../../include/calltrace.h"
 
 static __thread struct ct_shadow_frame ct_late_frames[CT_SHADOW_LATE]
 	__attribute__((tls_model("initial-exec")));

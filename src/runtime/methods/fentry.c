@@ -19,10 +19,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "runtime.h"
-#include "shadow.h"
-#include "args.h"
-#include "../arch/x86_64/relocate.h"
+#include "../runtime.h"
+#include "../hotpath/hotpath.h"
+#include "methods.h"
+#include "../hotpath/shadow.h"
+#include "../args/args.h"
+#include "../../arch/relocate.h"
 
 void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs) CT_HIDDEN;
 void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs) CT_HIDDEN;

@@ -17,15 +17,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "../runtime.h"
+#include "../process/process.h"
+#include "../modes/modes.h"
 #include "elfmap.h"
 #include "patching.h"
-#include "select.h"
-#include "args.h"
+#include "../select.h"
+#include "../args/args.h"
 #include "plancache.h"
-#include "shadow.h"
-#include "../arch/x86_64/patch.h"
-#include "../arch/x86_64/relocate.h"
+#include "../hotpath/shadow.h"
+#include "../../arch/patch.h"
+#include "../../arch/relocate.h"
 
 void ct_patch_entry(void) CT_HIDDEN;
 

@@ -21,13 +21,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "../runtime.h"
+#include "methods.h"
+#include "../modes/modes.h"
 #include "elfmap.h"
 #include "patching.h"
-#include "select.h"
-#include "args.h"
+#include "../select.h"
+#include "../args/args.h"
 #include "stdskip.h"
-#include "../arch/x86_64/patch.h"
+#include "../../arch/patch.h"
 
 void __fentry__(void);
 

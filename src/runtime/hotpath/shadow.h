@@ -18,7 +18,7 @@
 #ifndef CT_RUNTIME_SHADOW_H
 #define CT_RUNTIME_SHADOW_H
 
-#include "runtime.h"
+#include "../runtime.h"
 
 #define CT_SHADOW_CAP 65536u
 #define CT_SHADOW_LATE 16u /* after the thread's end (shadow.c) */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime.h"
+#include "../runtime.h"
 
 struct ct_elf_map;
 

@@ -13,10 +13,11 @@
  * tail call already popped), so fentry.c does the rest; a "finish" answer after the shadow stack and the event's slot
  * are done, for ct_hook_finish to complete the event as ct_emit (hooks.c) would.
  */
-#include "runtime.h"
+#include "../runtime.h"
+#include "hotpath.h"
 #include "shadow.h"
-#include "args.h"
-#include "../arch/x86_64/relocate.h"
+#include "../args/args.h"
+#include "../../arch/relocate.h"
 
 #if defined(__SSE__) || defined(__x87__) || defined(__MMX__)
 #error "fasthook.c must be built with -mgeneral-regs-only (see the Makefile)"
