@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The patch plan cache (src/runtime/plancache.c, issue 21 item 5): the first
+# The patch plan cache (src/runtime/methods/plancache.c, issue 21 item 5): the first
 # dynamically patched run writes the plan of tests/patch/shapes.c (gcc -O2)
 # into $XDG_CACHE_HOME/calltrace, the second uses it; every run's counts are
 # exact (the program's own), with and without the cache. CALLTRACE_CACHE_DEBUG=1
