@@ -109,7 +109,11 @@ uint32_t ct_encoder_func_slow(struct ct_encoder *e, uint64_t addr)
 	e->dict_gen[i] = e->gen;
 	e->dict_keys[i] = addr;
 	e->dict_vals[i] = idx;
-	ct_buf_append(&e->funcs, &addr, sizeof(addr));
+	/* a store, not a call: a block of yaml-cpp adds some 340 functions */
+	if (__builtin_expect(e->funcs.len + sizeof(addr) > e->funcs.cap, 0))
+		ct_buf_reserve(&e->funcs, sizeof(addr));
+	memcpy(e->funcs.data + e->funcs.len, &addr, sizeof(addr));
+	e->funcs.len += sizeof(addr);
 	return idx;
 }
 
