@@ -221,6 +221,7 @@ void ct_init_again(void)
 	atomic_store(&ct_announced, 0);
 	ct_modules_forget();
 	ct_patch_forget_all();
+	ct_pool_fd_drop(); /* the last attach's pool: ct_open_pool opens this one's */
 	atomic_store(&ct_state, CT_RT_NEW);
 }
 

@@ -32,6 +32,7 @@
 #include "../methods/elfmap.h"
 #include "../methods/imports.h"
 #include "../methods/patching.h"
+#include "../process/handoff.h"
 #include "../../arch/relocate.h"
 #include "../../common/attach_abi.h"
 
@@ -375,5 +376,6 @@ CT_EXPORT long calltrace_attach_stop(const uint64_t *thread_pointers, long n)
 			 -1, 0) != MAP_FAILED)
 			ct_retire(ctl, len);
 	}
+	ct_pool_fd_drop(); /* else the pool outlives the recording, and a later attach writes to it */
 	return 0;
 }

@@ -231,6 +231,17 @@ void ct_pool_fd_keep(int fd)
 }
 
 /*
+ * calltrace attach's detach: the recording is over, and the descriptor would
+ * keep its pool alive in the process, and be taken for the next attach's.
+ */
+void ct_pool_fd_drop(void)
+{
+	if (ct_pool_fd_valid())
+		close(ct_pool_fd);
+	ct_pool_fd = -1;
+}
+
+/*
  * The recorder's pid in CALLTRACE_POOL (/proc/PID/fd/N); 0 if it names none.
  */
 static int ct_pool_path_recorder(const char *path)

@@ -29,6 +29,7 @@ void ct_env_take_back(void) __attribute__((visibility("hidden")));
 const char *ct_taken_env(const char *name) __attribute__((visibility("hidden")));
 int ct_pool_fd_held(void) __attribute__((visibility("hidden")));
 void ct_pool_fd_keep(int fd) __attribute__((visibility("hidden")));
+void ct_pool_fd_drop(void) __attribute__((visibility("hidden")));
 int ct_pool_fd_inherited(void) __attribute__((visibility("hidden")));
 void ct_handoff_before_exec(const char *file, struct ct_handoff *h)
 	__attribute__((visibility("hidden")));
