@@ -149,6 +149,54 @@ PY
 	wait "$spid" 2>/dev/null
 done
 
+# ---- attached again: the second attach traces like the first ------------------------------
+# (the runtime stays loaded after a detach: what it kept must not be taken for
+# the next recording's; its pool above all, which it must not hold either)
+patched() { sed -n 's/^calltrace: attached to process [0-9]* ([^)]*): \([0-9,]* functions\{0,1\} in [0-9]* modules\{0,1\}\) .*/\1/p' "$1"; }
+for m in runtime ptrace; do
+	if ! serve "again-$m"; then
+		fail "again-$m/server-runs" "the server counted nothing in 5 s"
+		continue
+	fi
+	for n in 1 2; do
+		t "$CT" attach --method=$m -p "$spid" --duration 500ms -o "again-$m.$n.data" \
+			2>"again-$m.$n.err" || break
+		ls -l "/proc/$spid/fd" 2>/dev/null | grep calltrace-pool >"again-$m.$n.fds"
+	done
+	if ! kill -0 "$spid" 2>/dev/null || [ ! -s "again-$m.2.err" ]; then
+		fail "again-$m/attach-twice" "an attach failed, or the server died" "again-$m.1.err"
+		continue
+	fi
+	[ ! -s "again-$m.1.fds" ] && pass "again-$m/pool-let-go" ||
+		fail "again-$m/pool-let-go" "the process still holds the pool after the detach" \
+			"again-$m.1.fds"
+	one=$(patched "again-$m.1.err") two=$(patched "again-$m.2.err")
+	case $one in
+	"" | "0 "*) fail "again-$m/same-functions" "the first attach patched nothing: '$one'" \
+		"again-$m.1.err" ;;
+	"$two") pass "again-$m/same-functions" ;;
+	*) fail "again-$m/same-functions" "first '$one', second '$two'" "again-$m.2.err" ;;
+	esac
+	t "$CT" report -i "again-$m.2.data" --json >"again-$m.2.json" 2>>"again-$m.2.err"
+	if "$PY" - "again-$m.2.json" >"again-$m.2.calls" 2>&1 <<'PY'; then
+import json, sys
+rows = json.load(open(sys.argv[1]))
+rows = rows.get('functions', rows) if isinstance(rows, dict) else rows
+calls = {r['name']: r['calls'] for r in rows if 'name' in r}
+print('second attach: handle_request %d, work %d, main %d' %
+      (calls.get('handle_request', 0), calls.get('work', 0), calls.get('main', 0)))
+sys.exit(0 if calls.get('handle_request', 0) > 0 and calls.get('work', 0) > 0 and
+         calls.get('main') == 1 else 1)
+PY
+		pass "again-$m/second-records-calls"
+	else
+		fail "again-$m/second-records-calls" "$(head -n 3 "again-$m.2.calls" | tr '\n' ' ')" \
+			"again-$m.2.err"
+	fi
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+done
+
 # ---- -q: nothing on stderr ----------------------------------------------------------------
 if serve quiet; then
 	t "$CT" attach -q -p "$spid" --duration 200ms -o quiet.data 2>quiet.err
