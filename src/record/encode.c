@@ -139,10 +139,14 @@ static uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t 
 	uint64_t lc = e->last_clock, ls = e->last_sp;
 	struct ct_enc_slot *cache = e->cache;
 	uint64_t t[CT_STAGE];
+	/* clocks as differences from base: ct_full_clock's shifts made one mask */
+	const uint64_t base16 = base << 16;
+	uint64_t lrel;
 	const uint64_t *p = w + i, *end = w + (i + (nwords - i) / 2 * 2);
 
 	if (!r && p < end && p[0])
 		e->hdr.first_clock = lc = ct_full_clock(base, p[0]);
+	lrel = lc - base;
 	while (p < end) {
 		const uint64_t *stop = (uint64_t)(end - p) > 2 * CT_STAGE ? p + 2 * CT_STAGE : end;
 		uint64_t *tp = t;
@@ -151,14 +155,16 @@ static uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t 
 			unsigned kind = ct_ev_kind(w1);
 			if (__builtin_expect(!w0 || kind - 1 > 1, 0))
 				break; /* not a call or a return (CT_EV_ENTER 1, CT_EV_EXIT 2) */
-			uint64_t clock = ct_full_clock(base, w0), addr = ct_ev_addr(w1);
+			uint64_t rel =
+				(uint64_t)((int64_t)((w0 & ~UINT64_C(0xffff)) - base16) >> 16);
+			uint64_t addr = ct_ev_addr(w1);
 			uint64_t sp = ct_ev_sp(w0, w1);
 			struct ct_enc_slot *slot = ct_enc_slot_of(cache, addr);
 			if (__builtin_expect(slot->addr != addr, 0)) {
 				slot->code = (uint64_t)ct_encoder_func_slow(e, addr) << 2;
 				slot->addr = addr;
 			}
-			uint64_t zc = ct_zigzag((int64_t)(clock - lc)),
+			uint64_t zc = ct_zigzag((int64_t)(rel - lrel)),
 				 k = slot->code | w1 >> 63; /* CT_EV_EXIT */
 			uint64_t zs = ct_zigzag((int64_t)(sp - ls));
 			/* zc | k can reach 0xffff with both under it: ct_encoder_escape keeps them */
@@ -168,7 +174,7 @@ static uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t 
 				zs = ct_encoder_escape(e, zs, 0xff);
 			}
 			*tp++ = zc | k << 16 | zs << 32;
-			lc = clock;
+			lrel = rel;
 			ls = sp;
 		}
 		uint32_t n = (uint32_t)(tp - t);
@@ -179,6 +185,7 @@ static uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t 
 			break;
 	}
 	e->col[CT_COL_SP].len = (size_t)(ps - e->col[CT_COL_SP].data);
+	lc = base + lrel;
 	if (r != e->hdr.nrecords)
 		*last = lc;
 	e->hdr.nrecords = r;
