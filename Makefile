@@ -54,13 +54,14 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # The tool: everything but the runtime.
 TOOL_DIRS := src/common src/util src/format src/symbols src/analysis src/output src/record src/cli \
 	src/ptrace src/kernel
-# the ptrace method shares the runtime's function selection and instruction relocation
-TOOL_SRCS := $(foreach d,$(TOOL_DIRS),$(wildcard $(d)/*.c)) src/runtime/select.c \
+# the ptrace method shares the runtime's instruction relocation (and, in src/common/, its
+# function selection)
+TOOL_SRCS := $(foreach d,$(TOOL_DIRS),$(wildcard $(d)/*.c)) \
 	$(ARCH_DIR)/relocate.c $(ARCH_DIR)/decode.c
 # the ptrace tracer is x86-64's alone so far: elsewhere --method=ptrace and attach say
 # so, and the tool needs neither the selection nor the relocation it shares
 ifneq ($(ARCH),x86_64)
-TOOL_SRCS := $(filter-out src/ptrace/% src/runtime/% $(ARCH_DIR)/%,$(TOOL_SRCS)) \
+TOOL_SRCS := $(filter-out src/ptrace/% src/common/select.c $(ARCH_DIR)/%,$(TOOL_SRCS)) \
 	src/ptrace/unsupported.c
 endif
 TOOL_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(TOOL_SRCS))

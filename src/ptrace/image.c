@@ -16,11 +16,10 @@
 
 #include "tracer.h"
 #include "../common/event.h"
-#include "../runtime/select.h"
+#include "../common/select.h"
 #include "../symbols/symbols.h"
 
-/* select.c, shared with the runtime, reads its settings through this (the tool's: the environment) */
-const char *ct_getenv(const char *name);
+/* common/select.c reads its settings through this: the tool's are the environment */
 const char *ct_getenv(const char *name)
 {
 	return getenv(name);

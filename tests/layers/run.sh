@@ -40,13 +40,10 @@ declare -A may=(
 
 # Arrows still waiting for a move, each "FILE HEADER" (FILE in src/, HEADER as
 # resolved): none may be added, and each goes once its header has moved.
-# ptrace/image.c takes the function selection (-P patterns) the runtime uses;
-# select.c leaves src/runtime once that folder's rooms are settled (part 1).
 pending=(
-	"src/ptrace/image.c src/runtime/select.h"
 )
 # Sources under src/runtime/ the tool still compiles, for the same reason.
-pending_tool_srcs="src/runtime/select.c"
+pending_tool_srcs=""
 
 # includes ROOT: "FROM TO FILE:LINE HEADER" for every include that leaves its
 # top folder, HEADER resolved to a path from ROOT.

@@ -26,7 +26,7 @@
 
 #include "../runtime.h"
 #include "args.h"
-#include "../select.h"
+#include "../../common/select.h"
 #include "../../common/proto.h"
 
 struct ct_capture ct_captures[CT_MAX_CAPTURES];

@@ -22,7 +22,7 @@
 #include "../modes/modes.h"
 #include "elfmap.h"
 #include "patching.h"
-#include "../select.h"
+#include "../../common/select.h"
 #include "../args/args.h"
 #include "plancache.h"
 #include "../hotpath/shadow.h"

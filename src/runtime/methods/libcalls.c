@@ -27,7 +27,7 @@
 #include "elfmap.h"
 #include "imports.h"
 #include "patching.h"
-#include "../select.h"
+#include "../../common/select.h"
 #include "../args/args.h"
 #include "../../arch/libcall.h"
 #include "../../arch/relocate.h"

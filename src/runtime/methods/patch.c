@@ -26,7 +26,7 @@
 #include "../modes/modes.h"
 #include "elfmap.h"
 #include "patching.h"
-#include "../select.h"
+#include "../../common/select.h"
 #include "../args/args.h"
 #include "stdskip.h"
 #include "../../arch/patch.h"

@@ -22,9 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "names.h"
 #include "select.h"
-#include "../common/names.h"
+
+#define CT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 #define CT_MAX_PATTERNS 128
 

@@ -1,11 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* What dynamic patching takes: the method asked for and the -P patterns (select.c). */
-#ifndef CT_RUNTIME_SELECT_H
-#define CT_RUNTIME_SELECT_H
+/*
+ * What dynamic patching takes: the method asked for and the -P patterns
+ * (select.c). The runtime's patching and the ptrace tracer's breakpoints
+ * (src/ptrace/image.c) both choose their functions with it.
+ */
+#ifndef CT_COMMON_SELECT_H
+#define CT_COMMON_SELECT_H
 
-#ifndef CT_HIDDEN /* the ptrace method (src/ptrace) uses it in the tool too */
+#ifndef CT_HIDDEN /* in the tool too: hidden inside the runtime, where it is defined */
 #define CT_HIDDEN __attribute__((visibility("hidden")))
 #endif
+
+/*
+ * The settings select.c reads (CALLTRACE_METHOD, _PATTERNS, _LIBCALLS,
+ * _ARGSPEC), as each side knows them: the runtime's ct_getenv
+ * (src/runtime/settings.c: the environment, or what attach gave), the
+ * tracer's (src/ptrace/image.c: the environment).
+ */
+const char *ct_getenv(const char *name) CT_HIDDEN;
 
 /* record --method, in this order */
 enum { CT_SEL_AUTO, CT_SEL_FINSTRUMENT, CT_SEL_FENTRY, CT_SEL_PATCHABLE, CT_SEL_PATCH };
