@@ -2,8 +2,9 @@
 /*
  * Appending blocks. Small blocks are held back and go out together in one
  * write (a system call for each block of the recorder cost 7 % of its CPU),
- * when they fill CT_WRITER_BATCH or the recorder is about to wait; a large
- * one goes out in one writev. So a recorder killed at any moment leaves
+ * when they fill CT_WRITER_BATCH or, the recorder about to wait, once the
+ * oldest has waited a while (it waits after most blocks when it keeps up);
+ * a large one goes out in one writev. So a recorder killed at any moment leaves
  * whole blocks and at most one torn block at the end, which readers skip. A
  * failed write (disk full, say) is undone with ftruncate and every later
  * write is skipped: the file stays readable as far as it got.
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -168,6 +170,20 @@ int ct_writer_flush(struct ct_writer *w)
 	return 0;
 }
 
+static uint64_t ct_writer_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int ct_writer_flush_stale(struct ct_writer *w, uint64_t age_ns)
+{
+	if (!w->pend_len || ct_writer_now() - w->pend_since < age_ns)
+		return w->error ? -1 : 0;
+	return ct_writer_flush(w);
+}
+
 int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const void *a,
 		    uint32_t alen, const void *b, uint32_t blen)
 {
@@ -189,6 +205,8 @@ int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const vo
 			w->pend_cap = CT_WRITER_BATCH;
 			w->pend = ct_malloc(w->pend_cap);
 		}
+		if (!w->pend_len)
+			w->pend_since = ct_writer_now();
 		uint8_t *p = w->pend + w->pend_len;
 		memcpy(p, &h, sizeof(h));
 		if (alen)

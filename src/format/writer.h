@@ -21,6 +21,7 @@ struct ct_writer {
 	/* whole blocks not written yet: many go out in one write (ct_writer_flush) */
 	uint8_t *pend;
 	size_t pend_len, pend_cap;
+	uint64_t pend_since; /* CLOCK_MONOTONIC ns of the oldest block held back */
 };
 
 /* A new 0600 file beside path, not yet in its place; what is at path stays. */
@@ -34,8 +35,10 @@ int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const vo
 		    uint32_t alen, const void *b, uint32_t blen);
 /* The same, compressed with zstd. */
 int ct_writer_block_zstd(struct ct_writer *w, uint16_t type, const void *payload, uint32_t len);
-/* Write the blocks held back so far; the recorder calls it before it waits. */
+/* Write the blocks held back so far. */
 int ct_writer_flush(struct ct_writer *w);
+/* The same if the oldest was held back age_ns or more: the recorder calls it before it waits. */
+int ct_writer_flush_stale(struct ct_writer *w, uint64_t age_ns);
 int ct_writer_close(struct ct_writer *w);
 
 #endif

@@ -213,7 +213,8 @@ static void ct_sleep(struct ct_session *s)
 	struct ct_pool_ctl *ctl = s->pool.ctl;
 	uint32_t seq = atomic_load(&ctl->wake_seq);
 
-	ct_writer_flush(&s->w); /* what a pass wrote goes out before we wait */
+	/* blocks held back go out before we wait, if they waited 50 ms already */
+	ct_writer_flush_stale(&s->w, 50 * 1000 * 1000);
 	atomic_store(&ctl->recorder_sleeping, 1);
 	/* published since the last pass? (those it left for later do not count) */
 	uint32_t full = 0;
