@@ -153,6 +153,17 @@ static int ct_live_open(struct ct_live *l)
 	l->t = ct_trace_open(l->path, err, sizeof(err));
 	if (!l->t)
 		return -1; /* nothing written yet */
+	if (!l->t->nclocks) {
+		/*
+		 * The start's clock sample is not written yet (the writer holds
+		 * small blocks back): the trace's clock origin is fixed when it
+		 * opens, so opening now would stamp lines from the clock's zero,
+		 * not from the start as replay does.
+		 */
+		ct_trace_close(l->t);
+		l->t = NULL;
+		return -1;
+	}
 	l->sym = ct_symbols_open(l->t, l->demangle);
 	l->walk = ct_walk_new(l->t, l->sym, l->filter, err, sizeof(err));
 	if (!l->walk) {
