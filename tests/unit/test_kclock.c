@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record --kernel's perf time -> TSC conversion (src/kernel/capture.c), with
+ * record --kernel's perf time -> TSC conversion (src/kernel/pairing.c), with
  * the time_zero / time_mult / time_shift a perf ring's first page publishes
  * when cap_user_time_zero is set (machines whose perf clock counts from the
  * TSC; not this project's virtual machine, so tested here by arithmetic).
