@@ -349,7 +349,7 @@ int ct_announce_process(struct ct_thread *t)
 	clock_gettime(CLOCK_REALTIME, &now);
 	p->realtime_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 
-	ssize_t n = readlink("/proc/thread-self/exe", text, room / 2);
+	ssize_t n = readlink(ct_self_exe(), text, room / 2);
 	if (n < 0)
 		n = 0;
 	text[n] = 0;

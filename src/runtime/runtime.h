@@ -149,6 +149,12 @@ const char *ct_getenv(const char *name) CT_HIDDEN;
 /* The real function we stand in front of. */
 void *ct_next_symbol(const char *name) CT_HIDDEN;
 /*
+ * The program's executable: /proc/self/exe, or through this thread once the main
+ * thread has exited (self/exe is gone then). qemu-user answers self/exe with
+ * the guest program, thread-self/exe with itself.
+ */
+const char *ct_self_exe(void) CT_HIDDEN;
+/*
  * setuid, setgid, or file capabilities that lift the user who ran it: the
  * environment is that user's choice, so the runtime obeys none of it.
  */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include "runtime.h"
 #include "process/handoff.h"
@@ -75,4 +76,10 @@ void *ct_next_symbol(const char *name)
 {
 	/* loaded locally, late: the real one is the first in the global scope */
 	return dlsym(ct_attached ? RTLD_DEFAULT : RTLD_NEXT, name);
+}
+
+const char *ct_self_exe(void)
+{
+	char c;
+	return readlink("/proc/self/exe", &c, 1) > 0 ? "/proc/self/exe" : "/proc/thread-self/exe";
 }

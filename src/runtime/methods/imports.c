@@ -169,7 +169,7 @@ static int ct_search_cb(struct dl_phdr_info *info, size_t size, void *data)
 		return 0;
 	if (!ct_module_defines(info, s->name))
 		return 0;
-	s->found = *info->dlpi_name ? info->dlpi_name : "/proc/thread-self/exe";
+	s->found = *info->dlpi_name ? info->dlpi_name : ct_self_exe();
 	return 1;
 }
 

@@ -309,7 +309,7 @@ static int ct_patch_module(struct dl_phdr_info *info, size_t size, void *data)
 	(void)size;
 	int *want_init = data;
 	int program = !info->dlpi_name || !*info->dlpi_name;
-	const char *path = program ? "/proc/thread-self/exe" : info->dlpi_name;
+	const char *path = program ? ct_self_exe() : info->dlpi_name;
 	struct ct_elf_map m;
 	int entries, dynamic, libcalls;
 

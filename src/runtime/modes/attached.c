@@ -186,7 +186,7 @@ static int ct_redirect_module(struct dl_phdr_info *info, size_t size, void *data
 	(void)size;
 	const struct ct_redirect *r = data;
 	int program = !info->dlpi_name || !*info->dlpi_name;
-	const char *path = program ? "/proc/thread-self/exe" : info->dlpi_name;
+	const char *path = program ? ct_self_exe() : info->dlpi_name;
 	struct ct_elf_map m;
 	struct ct_imports im = { 0 };
 

@@ -52,7 +52,7 @@ static void ct_origin(const struct link_map *map, char *out, size_t len)
 	char exe[PATH_MAX];
 	const char *name = map->l_name;
 	if (!name || !*name) {
-		ssize_t n = readlink("/proc/thread-self/exe", exe, sizeof(exe) - 1);
+		ssize_t n = readlink(ct_self_exe(), exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = 0;
 		name = exe;
 	}

@@ -145,7 +145,7 @@ static int ct_module_cb(struct dl_phdr_info *info, size_t size, void *data)
 		n = strnlen(info->dlpi_name, room);
 		memcpy(path, info->dlpi_name, n);
 	} else {
-		ssize_t r = readlink("/proc/thread-self/exe", path, room);
+		ssize_t r = readlink(ct_self_exe(), path, room);
 		n = r < 0 ? 0 : (size_t)r;
 	}
 	path[n] = 0;
