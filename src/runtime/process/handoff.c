@@ -360,7 +360,7 @@ static uint32_t ct_elf_reason(int fd)
 	Elf64_Ehdr eh;
 	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, 4))
 		return 0; /* not ELF: the kernel says what it makes of it */
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64)
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != CT_ARCH_ELF_MACHINE)
 		return CT_UNTRACED_FOREIGN;
 	for (unsigned i = 0; i < eh.e_phnum && i < 256; i++) {
 		Elf64_Phdr ph;
