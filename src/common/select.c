@@ -55,6 +55,7 @@ static const char *const ct_never_funcs[] = {
 	"__libc_csu_init",	 "__libc_csu_fini",	  "deregister_tm_clones",
 	"register_tm_clones",	 "__do_global_dtors_aux", "frame_dummy",
 	"_dl_relocate_static_pie", "__stack_chk_fail_local",
+	"call_weak_fn",		 "init_have_lse_atomics", /* aarch64's crt1.o, libgcc */
 };
 static const char *const ct_never_globs[] = { "__x86.get_pc_thunk.*", "*.cold", "*.cold.*" };
 
@@ -87,7 +88,8 @@ static int ct_never(const char *raw)
 	for (size_t i = 0; strchr(raw, '.') && i < CT_ARRAY_LEN(ct_never_globs); i++)
 		if (!fnmatch(ct_never_globs[i], raw, 0))
 			return 1;
-	return 0;
+	/* libgcc's outlined atomics (aarch64's -moutline-atomics), linked into each program */
+	return !strncmp(raw, "__aarch64_", 10);
 }
 
 static void ct_parse(void)
