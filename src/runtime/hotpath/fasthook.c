@@ -18,6 +18,7 @@
 #include "shadow.h"
 #include "../args/args.h"
 #include "../../arch/relocate.h"
+#include "../../arch/patch.h"
 
 #if defined(__SSE__) || defined(__x87__) || defined(__MMX__)
 #error "fasthook.c must be built with -mgeneral-regs-only (see the Makefile)"
@@ -91,6 +92,9 @@ static inline __attribute__((always_inline)) uint64_t ct_fast_enter(uintptr_t *s
 /* ct_function_start (fentry.c): the function's first byte from its call site. */
 static inline __attribute__((always_inline)) uintptr_t ct_fast_function_start(uintptr_t call_site)
 {
+#if defined(__aarch64__)
+	return ct_arch_entry_function(call_site);
+#endif
 	const uint8_t *p = (const uint8_t *)call_site;
 	uintptr_t fn = p[-6] == 0xff && p[-5] == 0x15 ? call_site - 6 : call_site - 5;
 	uint32_t before;

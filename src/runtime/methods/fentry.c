@@ -25,6 +25,10 @@
 #include "../hotpath/shadow.h"
 #include "../args/args.h"
 #include "../../arch/relocate.h"
+#include "../../arch/patch.h"
+#if defined(__aarch64__)
+#include "../../arch/aarch64/unwind.h"
+#endif
 
 void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs) CT_HIDDEN;
 void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs) CT_HIDDEN;
@@ -42,6 +46,9 @@ void ct_hook_finish(uint64_t status, uintptr_t *slot, uint64_t w1) CT_HIDDEN;
 
 static uintptr_t ct_function_start(uintptr_t call_site)
 {
+#if defined(__aarch64__)
+	return ct_arch_entry_function(call_site);
+#endif
 	const uint8_t *p = (const uint8_t *)call_site;
 	uintptr_t fn = p[-6] == 0xff && p[-5] == 0x15 ? call_site - 6 : call_site - 5;
 	uint32_t before;
@@ -163,6 +170,35 @@ void ct_hook_finish(uint64_t status, uintptr_t *slot, uint64_t w1)
 }
 
 /* Unwinding is about to read the stack: every traced frame's real return address. */
+#if defined(__aarch64__)
+void ct_fentry_unhook(struct ct_thread *t)
+{
+	struct ct_shadow_frame *s = t->shadow;
+	struct ct_arch_hooked f[512];
+	size_t n = 0;
+	/* innermost first; a tail call's frame keeps the trampoline: its caller's, at the same slot, is real */
+	for (uint32_t i = ct_shadow_kept(t); s && i-- > 0 && n < 512;)
+		if (s[i].ret && s[i].ret != (uintptr_t)ct_return_trampoline)
+			f[n++] = (struct ct_arch_hooked){ s[i].sp, s[i].ret };
+	if (ct_arch_unhook((uintptr_t)ct_return_trampoline, f, n))
+		t->unhooked = 1; /* and stays so until the catch: an earlier unwind's places are kept */
+}
+
+/* A catch: the frames still alive return through the trampoline again. */
+void ct_fentry_rehook(struct ct_thread *t)
+{
+	struct ct_shadow_frame *s = t->shadow;
+	uintptr_t live[512];
+	size_t n = 0;
+	if (!t->unhooked)
+		return;
+	t->unhooked = 0;
+	for (uint32_t i = ct_shadow_kept(t); s && i-- > 0 && n < 512;)
+		if (s[i].ret && s[i].ret != (uintptr_t)ct_return_trampoline)
+			live[n++] = s[i].sp;
+	ct_arch_rehook((uintptr_t)ct_return_trampoline, live, n);
+}
+#else
 void ct_fentry_unhook(struct ct_thread *t)
 {
 	struct ct_shadow_frame *s = t->shadow;
@@ -191,3 +227,4 @@ void ct_fentry_rehook(struct ct_thread *t)
 		if (s[i].ret)
 			*(uintptr_t *)s[i].sp = (uintptr_t)ct_return_trampoline;
 }
+#endif
