@@ -29,10 +29,17 @@
 extern void *__libc_stack_end;
 
 /* Where SAVE_CALL_CLOBBERED (fentry.S) keeps each register, in words. */
+#if defined(__aarch64__) /* src/arch/aarch64/entry.S */
+static const uint8_t ct_int_arg_slot[6] = { 0, 1, 2, 3, 4, 5 }; /* x0-x5 */
+#define CT_SLOT_RAX  0 /* x0 */
+#define CT_SLOT_RDX  1 /* x1 */
+#define CT_SLOT_XMM0 20 /* v n at 20 + 2n */
+#else
 static const uint8_t ct_int_arg_slot[6] = { 4, 3, 2, 1, 5, 6 }; /* rdi rsi rdx rcx r8 r9 */
 #define CT_SLOT_RAX  0
 #define CT_SLOT_RDX  2
 #define CT_SLOT_XMM0 10 /* xmm n at 10 + 2n */
+#endif
 
 #define CT_STR_TOTAL 2048 /* string bytes one call keeps at most */
 #define CT_REC_WORDS (4 + 2 + 6 + 8 + CT_CAPTURE_MAX_STACK + 6 + CT_STR_TOTAL / 8 + 6)
