@@ -328,6 +328,14 @@ void ct_args_module_by_address(uintptr_t bias)
 {
 	for (size_t i = 0; i < ct_mod_nprotos; i++) {
 		uintptr_t addr = bias + ct_mod_protos[i].addr;
+#if defined(__aarch64__)
+		/* gcc's DWARF starts the function after its patchable entry's two nops, the
+		 * hooks and the symbol before them */
+		uint32_t w[2];
+		memcpy(w, (const void *)(addr - 8), 8);
+		if (w[0] == 0xd503201fu && w[1] == 0xd503201fu)
+			addr -= 8;
+#endif
 		ct_args_hash_add(addr, ct_args_of(addr, ct_mod_protos[i].text, ct_mod_protos[i].name));
 	}
 }
