@@ -256,6 +256,7 @@ static uintptr_t ct_build_trampolines(struct ct_module_scan *s, size_t *area_len
 		    !ct_arch_build_trampoline(&c->f, area + c->tramp_at, area, p + c->tramp_at))
 			ct_skip(c, CT_SKIP_OUT_OF_REACH);
 	}
+	__builtin___clear_cache((char *)area, (char *)area + total); /* x86-64: nothing */
 	mprotect((void *)area, total, PROT_READ | PROT_EXEC);
 	return ct_note_landings(area, total) ? area : 0;
 }
@@ -287,6 +288,8 @@ static void ct_write_jumps(struct ct_module_scan *s, uintptr_t area)
 		}
 		ct_undo_save(c->f.addr + c->f.patch_off, c->f.moved, 0);
 		memcpy((void *)(c->f.addr + c->f.patch_off), jump, c->f.moved);
+		__builtin___clear_cache((char *)(c->f.addr + c->f.patch_off),
+					(char *)(c->f.addr + c->f.patch_off + c->f.moved));
 		patched++;
 	}
 	mprotect((void *)lo, len, PROT_READ | PROT_EXEC);

@@ -174,6 +174,7 @@ static uintptr_t ct_build_libcall_area(struct ct_libcall_scan *s)
 							p + imp->tramp_at))
 			imp->used = 0;
 	}
+	__builtin___clear_cache((char *)p, (char *)p + total); /* x86-64: nothing */
 	mprotect(p, total, PROT_READ | PROT_EXEC);
 	return area;
 }
@@ -198,6 +199,7 @@ static void ct_write_sites(struct ct_libcall_scan *s, uintptr_t area)
 			continue;
 		ct_undo_save(site->j.at, site->j.len, 0);
 		memcpy((void *)site->j.at, code, site->j.len);
+		__builtin___clear_cache((char *)site->j.at, (char *)site->j.at + site->j.len);
 		site->imp->used = 2; /* reached: counted once below */
 		written++;
 	}

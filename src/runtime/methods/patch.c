@@ -15,6 +15,7 @@
  * expected nops is left alone and counted.
  */
 #include <elf.h>
+#include <errno.h>
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,16 +52,38 @@ static int ct_already(uintptr_t base)
 	return 0;
 }
 
+/* How far the code's call or jump reaches (aarch64's bl: 128 MiB; x86-64's rel32: 2 GiB). */
+#ifndef CT_ARCH_REACH
+#define CT_ARCH_REACH (1ull << 31)
+#endif
+
+/* No page of [at, at + size) is mapped: msync says ENOMEM for each. */
+static int ct_range_free(uintptr_t at, size_t size)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	for (uintptr_t p = at; p < at + size; p += (uintptr_t)page)
+		if (msync((void *)p, (size_t)page, MS_ASYNC) == 0 || errno != ENOMEM)
+			return 0;
+	return 1;
+}
+
 uintptr_t ct_map_near(uintptr_t lo, uintptr_t hi, size_t size)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size = (size + (size_t)page - 1) & ~(size_t)(page - 1);
 	for (uintptr_t step = 1; step < 2048; step++) {
 		uintptr_t want = (lo & ~(uintptr_t)(page - 1)) - size - step * (1u << 20);
-		if (want > lo || hi - want >= (1ull << 31) - 4096)
+		if (want > lo || hi - want >= CT_ARCH_REACH - 4096)
 			break;
 		void *m = mmap((void *)want, size, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (m != MAP_FAILED && (uintptr_t)m != want) {
+			/* taken as a hint (a kernel before 4.17, qemu-user): only a free range will do */
+			munmap(m, size);
+			m = ct_range_free(want, size) ? mmap((void *)want, size, PROT_READ | PROT_WRITE,
+						      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0)
+						 : MAP_FAILED;
+		}
 		if (m != MAP_FAILED) {
 			ct_attach_note_area(m, size);
 			return (uintptr_t)m;
@@ -128,6 +151,7 @@ static uintptr_t ct_thunk_near(uintptr_t lo, uintptr_t hi)
 	if (!m)
 		return 0;
 	ct_arch_encode_thunk((uint8_t *)m, (uintptr_t)__fentry__);
+	__builtin___clear_cache((char *)m, (char *)m + CT_THUNK_LEN);
 	mprotect((void *)m, CT_THUNK_LEN, PROT_READ | PROT_EXEC);
 	if (ct_nthunks < CT_MAX_MODULES)
 		ct_thunks[ct_nthunks++] = m;
@@ -181,6 +205,7 @@ static void ct_patch_entries(const uintptr_t *entries, size_t n, uintptr_t thunk
 		}
 		ct_undo_save(at, CT_PATCH_LEN, 0);
 		memcpy((void *)at, call, CT_PATCH_LEN);
+		__builtin___clear_cache((char *)at, (char *)at + CT_PATCH_LEN); /* x86-64: nothing */
 		patched++;
 	}
 	if (open_page)
