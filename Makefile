@@ -189,7 +189,7 @@ check-cross:
 	@$(MAKE) --no-print-directory $(CHECK_J) ARCH=$(ARCH) BUILD=$(BUILD) all
 	@env -u PKG_CONFIG_LIBDIR $(MAKE) --no-print-directory $(CHECK_J) ARCH=$(HOST_ARCH) \
 		BUILD=$(HOST_BUILD) all
-	@CROSS_ARCH=$(ARCH) BUILD=$(BUILD) HOST_BUILD=$(HOST_BUILD) tests/cross/check.sh $(CROSS_CHECK)
+	@CROSS_ARCH=$(ARCH) BUILD=$(BUILD) HOST_BUILD=$(HOST_BUILD) tests/cross/check.sh '$(CROSS_CHECK)'
 
 # make check-quick: the edit-test loop: every sub-suite, the test programs with one
 # combo (gcc-O2) instead of 13, less work where a sub-suite has a knob (the api
