@@ -1,18 +1,42 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CRC-32C (Castagnoli), reflected, as used by iSCSI and ext4; slicing-by-8,
- * about 1.5 GB/s here, so checking every block when a trace is opened costs
- * little next to decoding it.
+ * CRC-32C (Castagnoli), reflected, as used by iSCSI and ext4: SSE 4.2's crc32
+ * instruction where the processor has it (the recorder computes one for every
+ * block it writes: 3 % of its CPU on yaml-cpp with the tables), else
+ * slicing-by-8, about 1.5 GB/s here.
  */
 #include <pthread.h>
+#include <string.h>
 
 #include "format.h"
 
 static uint32_t ct_crc_table[8][256];
 static pthread_once_t ct_crc_once = PTHREAD_ONCE_INIT;
+static int ct_crc_hw;
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static uint32_t ct_crc32c_hw(uint32_t crc, const uint8_t *p,
+							       size_t len)
+{
+	uint64_t c = crc;
+	for (; len >= 8; p += 8, len -= 8) {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		c = __builtin_ia32_crc32di(c, v);
+	}
+	crc = (uint32_t)c;
+	while (len--)
+		crc = __builtin_ia32_crc32qi(crc, *p++);
+	return crc;
+}
+#endif
 
 static void ct_crc_init(void)
 {
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	ct_crc_hw = __builtin_cpu_supports("sse4.2");
+#endif
 	for (uint32_t i = 0; i < 256; i++) {
 		uint32_t c = i;
 		for (int k = 0; k < 8; k++)
@@ -31,6 +55,10 @@ uint32_t ct_crc32c(uint32_t crc, const void *buf, size_t len)
 
 	pthread_once(&ct_crc_once, ct_crc_init);
 	crc = ~crc;
+#if defined(__x86_64__)
+	if (ct_crc_hw)
+		return ~ct_crc32c_hw(crc, p, len);
+#endif
 	while (len >= 8) {
 		uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 				     (uint32_t)p[3] << 24);
