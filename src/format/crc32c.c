@@ -12,9 +12,10 @@
 
 static uint32_t ct_crc_table[8][256];
 static pthread_once_t ct_crc_once = PTHREAD_ONCE_INIT;
-static int ct_crc_hw;
 
 #if defined(__x86_64__)
+static int ct_crc_hw;
+
 __attribute__((target("sse4.2"))) static uint32_t ct_crc32c_hw(uint32_t crc, const uint8_t *p,
 							       size_t len)
 {
