@@ -12,9 +12,7 @@ void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level)
 	while (cap < max_records * 2)
 		cap *= 2;
 	e->dict_mask = cap - 1;
-	e->dict_keys = ct_calloc(cap, sizeof(uint64_t));
-	e->dict_vals = ct_calloc(cap, sizeof(uint32_t));
-	e->dict_gen = ct_calloc(cap, sizeof(uint32_t));
+	e->dict = ct_calloc(cap, sizeof(*e->dict));
 	e->cctx = ZSTD_createCCtx();
 	e->level = level;
 	ZSTD_CCtx_setParameter(e->cctx, ZSTD_c_compressionLevel, level);
@@ -35,9 +33,7 @@ void ct_encoder_free(struct ct_encoder *e)
 	ct_buf_free(&e->funcs);
 	ct_buf_free(&e->body);
 	ct_buf_free(&e->out);
-	free(e->dict_keys);
-	free(e->dict_vals);
-	free(e->dict_gen);
+	free(e->dict);
 	ZSTD_freeCCtx(e->cctx);
 	memset(e, 0, sizeof(*e));
 }
@@ -53,7 +49,7 @@ void ct_encoder_begin(struct ct_encoder *e, uint32_t instance, int32_t pid, int3
 	e->hdr.flags = flags;
 	e->gen++;
 	if (!e->gen) { /* wrapped: forget every generation */
-		memset(e->dict_gen, 0, (e->dict_mask + 1) * sizeof(uint32_t));
+		memset(e->dict, 0, (e->dict_mask + 1) * sizeof(*e->dict));
 		e->gen = 1;
 	}
 	e->funcs.len = 0;
@@ -100,15 +96,13 @@ uint64_t ct_encoder_escape(struct ct_encoder *e, uint64_t v, uint64_t max)
 uint32_t ct_encoder_func_slow(struct ct_encoder *e, uint64_t addr)
 {
 	uint32_t i = (uint32_t)(ct_hash64(addr) & e->dict_mask);
-	while (e->dict_gen[i] == e->gen) {
-		if (e->dict_keys[i] == addr)
-			return e->dict_vals[i];
+	while (e->dict[i].gen == e->gen) {
+		if (e->dict[i].addr == addr)
+			return e->dict[i].idx;
 		i = (i + 1) & e->dict_mask;
 	}
 	uint32_t idx = e->hdr.nfuncs++;
-	e->dict_gen[i] = e->gen;
-	e->dict_keys[i] = addr;
-	e->dict_vals[i] = idx;
+	e->dict[i] = (struct ct_enc_entry){ addr, e->gen, idx };
 	/* a store, not a call: a block of yaml-cpp adds some 340 functions */
 	if (__builtin_expect(e->funcs.len + sizeof(addr) > e->funcs.cap, 0))
 		ct_buf_reserve(&e->funcs, sizeof(addr));

@@ -48,15 +48,20 @@ struct ct_enc_slot {
 	uint64_t code; /* the function's index << 2 */
 };
 
+/* A slot of the dictionary: key, generation and index on one cache line. */
+struct ct_enc_entry {
+	uint64_t addr;
+	uint32_t gen; /* the block it was put in: older ones are empty */
+	uint32_t idx;
+};
+
 struct ct_encoder {
 	struct ct_events_hdr hdr;
 	struct ct_buf col[4];
 	struct ct_buf funcs;
 	struct ct_buf body;
-	struct ct_buf out; /* hdr + compressed body, ready to write */
-	uint64_t *dict_keys;
-	uint32_t *dict_vals;
-	uint32_t *dict_gen;
+	struct ct_buf out;	   /* hdr + compressed body, ready to write */
+	struct ct_enc_entry *dict; /* the block's functions, open addressing */
 	uint32_t dict_mask, gen;
 	uint64_t last_clock, last_sp;
 	uint32_t plane_cap; /* records the clock and code columns' low planes have room for */
