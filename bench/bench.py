@@ -201,7 +201,8 @@ def lttng_session(work, what):
     out = subprocess.run(cmd, shell=True, capture_output=True, text=True)
     # lttng stop warns when its buffers were full: "N events were discarded"
     m = re.search(r'(\d+) events? (?:were|was) discarded', out.stdout + out.stderr)
-    return int(m.group(1)) if m else 0
+    n = int(m.group(1)) if m else 0
+    return n if n < 2**63 else None  # lttng 2.13 sometimes prints a wrapped count: unknown
 
 
 # where each tool writes its trace: bytes per event come from its size
@@ -274,7 +275,8 @@ def bench(name, args, calls, ct, runs, work, only_tools=None):
                                'program_ns_per_call': (prog - pp) / calls * 1e9,
                                'recorder_ns_per_call': rec / calls * 1e9,
                                'trace_bytes': statistics.median(x[2] for x in side[k]),
-                               'dropped': statistics.median(x[3] for x in side[k])}
+                               'dropped': statistics.median(x[3] for x in side[k] if x[3] is not None)
+                               if any(x[3] is not None for x in side[k]) else None}
     d = {k: statistics.median(x[k] for x in details) for k in details[0]} if details else {}
     if d:
         rows['calltrace'].update({
