@@ -76,4 +76,19 @@ static inline void ct_arch_encode_area_thunks(uint8_t out[CT_AREA_THUNKS_LEN])
 	ct_arch_encode_thunk(out + CT_THUNK_LEN, (uintptr_t)ct_patch_return);
 }
 
+/*
+ * The function's first byte, from where its call to the hook returns: the
+ * call is "call rel32" (5 bytes) or, in position-independent code, "call
+ * *rel32(%rip)" through the GOT (6 bytes), after endbr64 (4 bytes) under
+ * -fcf-protection. Inline and vector-free: the fast hooks use it too.
+ */
+static inline __attribute__((always_inline)) uintptr_t ct_arch_entry_function(uintptr_t call_site)
+{
+	const uint8_t *p = (const uint8_t *)call_site;
+	uintptr_t fn = p[-6] == 0xff && p[-5] == 0x15 ? call_site - 6 : call_site - 5;
+	uint32_t before;
+	__builtin_memcpy(&before, (const void *)(fn - 4), 4);
+	return before == 0xfa1e0ff3u /* endbr64 */ ? fn - 4 : fn;
+}
+
 #endif

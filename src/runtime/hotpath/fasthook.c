@@ -89,24 +89,11 @@ static inline __attribute__((always_inline)) uint64_t ct_fast_enter(uintptr_t *s
 	return ct_fast_emit(t, ct_ev_word1(CT_EV_ENTER, fn, sp), sp, regs);
 }
 
-/* ct_function_start (fentry.c): the function's first byte from its call site. */
-static inline __attribute__((always_inline)) uintptr_t ct_fast_function_start(uintptr_t call_site)
-{
-#if defined(__aarch64__)
-	return ct_arch_entry_function(call_site);
-#endif
-	const uint8_t *p = (const uint8_t *)call_site;
-	uintptr_t fn = p[-6] == 0xff && p[-5] == 0x15 ? call_site - 6 : call_site - 5;
-	uint32_t before;
-	__builtin_memcpy(&before, (const void *)(fn - 4), 4);
-	return before == 0xfa1e0ff3u /* endbr64 */ ? fn - 4 : fn;
-}
-
 uint64_t ct_fentry_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs)
 {
 	if (ct_unlikely(ct_args_mode))
 		return CT_HOOK_SLOW;
-	return ct_fast_enter(slot, ct_fast_function_start(call_site), regs, 0);
+	return ct_fast_enter(slot, ct_arch_entry_function(call_site), regs, 0);
 }
 
 uint64_t ct_mcount_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs)

@@ -37,26 +37,6 @@ uintptr_t ct_fentry_exit(uintptr_t *slot, const uint64_t *regs) CT_HIDDEN;
 void ct_hook_finish(uint64_t status, uintptr_t *slot, uint64_t w1) CT_HIDDEN;
 
 /*
- * The function's first byte, from where its call to __fentry__ returns: the
- * call is "call rel32" (5 bytes) or, in position-independent code, "call
- * *rel32(%rip)" through the GOT (6 bytes), after endbr64 (4 bytes) under
- * -fcf-protection.
- */
-#define CT_ENDBR64 0xfa1e0ff3u
-
-static uintptr_t ct_function_start(uintptr_t call_site)
-{
-#if defined(__aarch64__)
-	return ct_arch_entry_function(call_site);
-#endif
-	const uint8_t *p = (const uint8_t *)call_site;
-	uintptr_t fn = p[-6] == 0xff && p[-5] == 0x15 ? call_site - 6 : call_site - 5;
-	uint32_t before;
-	__builtin_memcpy(&before, (const void *)(fn - 4), 4);
-	return before == CT_ENDBR64 ? fn - 4 : fn;
-}
-
-/*
  * The entry of the function at fn whose return address is at slot; ci: what
  * to capture of its arguments (args.h), from the registers at regs.
  */
@@ -84,7 +64,7 @@ static void ct_hijack_enter(uintptr_t *slot, uintptr_t fn, uint32_t method, uint
 
 void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs)
 {
-	uintptr_t fn = ct_function_start(call_site);
+	uintptr_t fn = ct_arch_entry_function(call_site);
 	uint16_t ci = ct_unlikely(ct_args_mode) ? ct_args_find(fn) : 0;
 	ct_hijack_enter(slot, fn, CT_METHOD_FENTRY, ci, regs);
 }
