@@ -351,13 +351,9 @@ static void ct_step_out(struct ct_pt_thread *t)
  */
 static struct ct_pt_thread *ct_injectable(struct ct_tracer *tr, struct ct_pt_proc *p)
 {
-	struct ct_pt_thread *any = NULL;
-	for (size_t i = 0; i < tr->threads.cap; i++) {
-		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
-		ct_regs r;
-		if (!tr->threads.keys[i] || !t || t->proc != p ||
-		    ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
-			continue;
+	struct ct_pt_thread *any = NULL, *t;
+	ct_regs r;
+	for (size_t pos = 0; (t = ct_pt_next_with_regs(tr, p, &pos, &r));) {
 		if ((int64_t)r.orig_rax < 0)
 			return t;
 		any = any ? any : t;

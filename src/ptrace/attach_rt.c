@@ -391,13 +391,9 @@ static void ct_rt_stop_process(struct ct_tracer *tr, struct ct_pt_proc *p)
 {
 	uint64_t tps[4096];
 	long n = 0;
-	struct ct_pt_thread *by = NULL;
-	for (size_t i = 0; i < tr->threads.cap; i++) {
-		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
-		ct_regs r;
-		if (!tr->threads.keys[i] || !t || t->proc != p ||
-		    ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
-			continue;
+	struct ct_pt_thread *by = NULL, *t;
+	ct_regs r;
+	for (size_t pos = 0; (t = ct_pt_next_with_regs(tr, p, &pos, &r));) {
 		if (n < (long)CT_ARRAY_SIZE(tps) && (n + 1) * 8 <= (long)p->rt_len)
 			tps[n++] = r.fs_base;
 		if (!by || (int64_t)r.orig_rax < 0)

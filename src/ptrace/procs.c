@@ -224,3 +224,16 @@ int ct_pt_on_event(struct ct_tracer *tr, struct ct_pt_thread *t, int event)
 	}
 	return 0;
 }
+
+struct ct_pt_thread *ct_pt_next_with_regs(struct ct_tracer *tr, struct ct_pt_proc *p, size_t *pos,
+					  void *regs)
+{
+	while (*pos < tr->threads.cap) {
+		size_t i = (*pos)++;
+		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
+		if (tr->threads.keys[i] && t && t->proc == p &&
+		    ptrace(PTRACE_GETREGS, t->tid, 0, regs) == 0)
+			return t;
+	}
+	return NULL;
+}

@@ -247,5 +247,11 @@ int ct_pt_rt_on_event(struct ct_tracer *tr, struct ct_pt_thread *t, int event);
 int ct_pt_rt_on_stop(struct ct_tracer *tr, struct ct_pt_thread *t, int status);
 /* Every thread stopped: the runtime of every process stopped, its changes undone. */
 void ct_pt_rt_leave(struct ct_tracer *tr);
+/*
+ * The next thread of p from *pos on whose registers (a ct_regs, arch/ptrace_arch.h)
+ * could be read into *regs; NULL when there is none left.
+ */
+struct ct_pt_thread *ct_pt_next_with_regs(struct ct_tracer *tr, struct ct_pt_proc *p, size_t *pos,
+					  void *regs);
 
 #endif
