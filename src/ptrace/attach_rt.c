@@ -352,9 +352,24 @@ int ct_pt_rt_on_stop(struct ct_tracer *tr, struct ct_pt_thread *t, int status)
 /* ---- leaving -------------------------------------------------------------------------------- */
 
 /*
- * In the runtime's code, or in a trampoline of dynamic patching where a
- * return address is half moved (the arch's relocate.h): the detach would
- * leave the frame's return nowhere to go.
+ * In a leaf function the runtime called, such as libc's syscall() for the
+ * futex or rt_sigprocmask of a hook's slow path: its return address, on top
+ * of the stack, is in the runtime's code. A hook is under way there, and a
+ * return hook may have popped only half a tail call's frames: the detach
+ * must not reset its shadow stack under it.
+ */
+static int ct_rt_called_leaf(const struct ct_pt_thread *t, const ct_regs *r)
+{
+	uint64_t ret;
+	if (ct_pt_read(t->proc->space, ct_regs_sp(r), &ret, sizeof(ret)) < 0)
+		return 0;
+	return ret >= t->proc->rt_lo && ret < t->proc->rt_hi;
+}
+
+/*
+ * In the runtime's code (or a leaf it called), or in a trampoline of
+ * dynamic patching where a return address is half moved (the arch's
+ * relocate.h): the detach would leave the frame's return nowhere to go.
  */
 static int ct_rt_in_code(const struct ct_pt_thread *t)
 {
@@ -363,7 +378,7 @@ static int ct_rt_in_code(const struct ct_pt_thread *t)
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
 		return 0;
 	uint64_t pc = ct_regs_pc(&r), lo = t->proc->rt_lo, hi = t->proc->rt_hi;
-	if (pc >= lo && pc < hi)
+	if ((pc >= lo && pc < hi) || ct_rt_called_leaf(t, &r))
 		return 1;
 	if (ct_pt_read(t->proc->space, pc, at, sizeof(at)) < 0)
 		return 0;

@@ -64,7 +64,10 @@ static int ct_unwinding(const char *name)
 /*
  * Frame k's caller (k + 1) holds its return address, just below the stack
  * pointer the caller had; the innermost frame's pc is exact, the others'
- * are return addresses (the call is just before).
+ * are return addresses (the call is just before). A thread stopped at a
+ * function's first byte has not begun that call: its entry, patched or
+ * with a breakpoint, tells it when the thread goes on, and an adopted
+ * frame too would make the call two frames (taken for a tail call).
  */
 static size_t ct_thread_calls(struct ct_unwound *u, pid_t tid, struct ct_pt_frame *out)
 {
@@ -76,6 +79,8 @@ static size_t ct_thread_calls(struct ct_unwound *u, pid_t tid, struct ct_pt_fram
 		uint64_t fn = ct_function_at(u->dwfl, k == 1 ? u->pc[0] : u->pc[k - 1] - 1, &name);
 		if (ct_unwinding(name))
 			return 0;
+		if (k == 1 && fn == u->pc[0])
+			continue;
 		if (fn && u->sp[k])
 			out[n++] = (struct ct_pt_frame){ fn, u->sp[k] - 8, u->pc[k] };
 	}

@@ -62,6 +62,8 @@ struct ct_thread {
 	uint8_t in_ring;  /* the owned chunk is one of the ring's: it is kept, not published */
 	uint8_t dropping; /* lossy mode: no chunk was free, events are counted, not written */
 	uint8_t npending;
+	uint8_t in_slowpath;   /* in ct_enter_slow..ct_leave_slow: maybe stopped in libc there */
+	uint8_t reset_pending; /* attach's stop found us in_slowpath: the shadow stack goes later */
 	int32_t pending[CT_MAX_PENDING]; /* full chunks an interrupted hook may still write to */
 };
 

@@ -35,10 +35,17 @@ struct ct_saved {
 	int err;
 };
 
+/*
+ * The slow path's system calls (this one first) are made in libc, where a
+ * detaching tracer does not see a hook under way: in_slowpath tells
+ * calltrace_attach_stop (modes/attached.c) to leave our shadow stack be.
+ */
 static void ct_enter_slow(struct ct_saved *s)
 {
 	sigset_t all;
 
+	ct_self.in_slowpath++;
+	__asm__ volatile("" ::: "memory");
 	s->err = errno;
 	sigfillset(&all);
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &s->mask, sizeof(long));
@@ -48,6 +55,8 @@ static void ct_leave_slow(struct ct_saved *s)
 {
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &s->mask, NULL, sizeof(long));
 	errno = s->err;
+	__asm__ volatile("" ::: "memory");
+	ct_self.in_slowpath--;
 }
 
 static long ct_futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)

@@ -230,6 +230,13 @@ void ct_return_trampoline(void) CT_HIDDEN;
  * frame first (an older frame at the same slot is gone, or is the caller
  * of a tail call, whose address is the real one): a C++ exception thrown
  * after the detach must find real ones.
+ *
+ * A thread stopped in our slow path (a system call in libc, which the
+ * tracer does not take for our code) is in a hook: a return hook may have
+ * popped one frame of a tail call and be about to pop the next, an entry
+ * hook has opened a frame whose slot a trampoline's call is about to make
+ * a landing. Its frames stay, so that those returns find their real
+ * addresses; the next attach empties the stack (ct_reset_if_pending).
  */
 static void ct_unhook_thread(struct ct_thread *t)
 {
@@ -240,8 +247,20 @@ static void ct_unhook_thread(struct ct_thread *t)
 		if (s[i].ret && !ct_is_return_landing(s[i].ret) && ct_is_return_landing(*slot))
 			*slot = s[i].ret;
 	}
-	t->sdepth = 0;
+	if (t->in_slowpath)
+		t->reset_pending = 1;
+	else
+		t->sdepth = 0;
 	t->unhooked = 0;
+}
+
+/* A stack a stop left for a hook that was under way: that hook is over now. */
+static void ct_reset_if_pending(struct ct_thread *t)
+{
+	if (t->reset_pending && !t->in_slowpath) {
+		t->sdepth = 0;
+		t->reset_pending = 0;
+	}
 }
 
 /*
@@ -330,6 +349,7 @@ CT_EXPORT long calltrace_attach_open_calls(const uint64_t *threads, long nthread
 		struct ct_thread *t = (struct ct_thread *)(uintptr_t)(threads[0] + off);
 		int32_t tid = (int32_t)threads[1];
 		uint64_t n = threads[2];
+		ct_reset_if_pending(t);
 		/* an exception on its way (the unwinder has the real addresses): leave them */
 		for (uint64_t k = 0; k < n && !t->shadow_gone && !t->unhooked; k++)
 			hooked += ct_adopt_frame(t, threads + 3 + 3 * k);
