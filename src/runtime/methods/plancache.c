@@ -201,7 +201,7 @@ void ct_plancache_open(struct ct_plancache *pc, const struct dl_phdr_info *info,
 static int ct_plan_read(struct ct_plancache *pc)
 {
 	struct stat st;
-	int fd = openat(pc->dir, pc->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(pc->dir, pc->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||

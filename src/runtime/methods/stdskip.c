@@ -137,7 +137,7 @@ static size_t ct_syshdr_list(const struct ct_elf_map *m, const uint64_t **addr, 
 	*map = NULL;
 	if (!path || !*path || !id_len)
 		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	void *p = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
