@@ -75,11 +75,16 @@ static void ct_find_plt_entries(struct ct_libcall_scan *s)
 		const ElfW(Shdr) *sh = ct_elf_section(s->m, plts[k]);
 		if (!sh || !(sh->sh_flags & SHF_EXECINSTR))
 			continue;
-		size_t step = sh->sh_entsize >= 8 ? sh->sh_entsize : 16;
+		size_t step = sh->sh_entsize >= 8 ? sh->sh_entsize : 16, look = step;
+#ifdef CT_ARCH_PLT_STEP /* entries of more than one size: look at every step */
+		step = CT_ARCH_PLT_STEP;
+		look = CT_ARCH_PLT_LOOK;
+#endif
 		const uint8_t *start = (const uint8_t *)(s->base + sh->sh_addr);
 		for (size_t off = 0; off + step <= sh->sh_size; off += step) {
 			struct ct_got_jump j;
-			if (ct_arch_plt_jump(start + off, step, &j))
+			size_t len = sh->sh_size - off < look ? sh->sh_size - off : look;
+			if (ct_arch_plt_jump(start + off, len, &j))
 				ct_add_site(s, &j);
 		}
 	}
