@@ -58,9 +58,10 @@ TOOL_DIRS := src/common src/util src/format src/symbols src/analysis src/output 
 # function selection)
 TOOL_SRCS := $(foreach d,$(TOOL_DIRS),$(wildcard $(d)/*.c)) \
 	$(ARCH_DIR)/relocate.c $(ARCH_DIR)/decode.c
-# the ptrace tracer is x86-64's alone so far: elsewhere --method=ptrace and attach say
-# so, and the tool needs neither the selection nor the relocation it shares
-ifneq ($(ARCH),x86_64)
+# the ptrace tracer is written for x86-64 and aarch64 (src/arch/*/ptrace_arch.h): elsewhere
+# --method=ptrace and attach say so, and the tool needs neither the selection nor the
+# relocation it shares
+ifeq ($(filter x86_64 aarch64,$(ARCH)),)
 TOOL_SRCS := $(filter-out src/ptrace/% src/common/select.c $(ARCH_DIR)/%,$(TOOL_SRCS)) \
 	src/ptrace/unsupported.c
 endif

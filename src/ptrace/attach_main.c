@@ -220,11 +220,11 @@ static void ct_stop_all(struct ct_tracer *tr)
 		t->held = 1;
 		if (event == 0 && sig == SIGTRAP) {
 			ct_regs r;
-			ptrace(PTRACE_GETREGS, t->tid, 0, &r);
-			uint64_t at = ct_regs_pc(&r) - CT_ARCH_BREAK_LEN;
-			if (ct_pt_bp_find(t->proc->space, at)) { /* run it again, unbroken */
+			int got = ct_regs_get(t->tid, &r) == 0;
+			uint64_t at = ct_regs_pc(&r) - CT_ARCH_BREAK_PC;
+			if (got && ct_pt_bp_find(t->proc->space, at)) { /* run it again, unbroken */
 				ct_regs_set_pc(&r, at);
-				ptrace(PTRACE_SETREGS, t->tid, 0, &r);
+				ct_regs_set(t->tid, &r);
 			} else {
 				t->pending_sig = sig;
 			}
@@ -294,15 +294,16 @@ static int ct_trap_pending(pid_t tid)
 }
 
 /*
- * A thread stopped just past one of our int3s with its SIGTRAP still queued:
- * let it take the signal (we keep it), and put it back on the instruction.
+ * A thread stopped just past one of our int3s (on one of our brks) with its
+ * SIGTRAP still queued: let it take the signal (we keep it), and put it back
+ * on the instruction.
  */
 static void ct_take_trap(struct ct_pt_thread *t)
 {
 	ct_regs r;
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+	if (ct_regs_get(t->tid, &r) < 0)
 		return;
-	uint64_t at = ct_regs_pc(&r) - CT_ARCH_BREAK_LEN;
+	uint64_t at = ct_regs_pc(&r) - CT_ARCH_BREAK_PC;
 	if (!ct_pt_bp_find(t->proc->space, at) || !ct_trap_pending(t->tid))
 		return;
 	for (int i = 0; i < 16; i++) {
@@ -314,9 +315,9 @@ static void ct_take_trap(struct ct_pt_thread *t)
 		if ((st >> 16) == 0 && WSTOPSIG(st) != SIGSTOP)
 			t->pending_sig = WSTOPSIG(st);
 	}
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0 && ct_regs_pc(&r) == at + CT_ARCH_BREAK_LEN) {
+	if (ct_regs_get(t->tid, &r) == 0 && ct_regs_pc(&r) == at + CT_ARCH_BREAK_PC) {
 		ct_regs_set_pc(&r, at);
-		ptrace(PTRACE_SETREGS, t->tid, 0, &r);
+		ct_regs_set(t->tid, &r);
 	}
 }
 
@@ -334,8 +335,7 @@ static void ct_step_out(struct ct_pt_thread *t)
 	for (int i = 0; i < 64; i++) {
 		ct_regs r;
 		int st;
-		if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0 ||
-		    !ct_in_scratch(t->proc->space, ct_regs_pc(&r)))
+		if (ct_regs_get(t->tid, &r) < 0 || !ct_in_scratch(t->proc->space, ct_regs_pc(&r)))
 			return;
 		if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0 || ct_wait_stopped(t->tid, &st) < 0)
 			return;
@@ -354,7 +354,7 @@ static struct ct_pt_thread *ct_injectable(struct ct_tracer *tr, struct ct_pt_pro
 	struct ct_pt_thread *any = NULL, *t;
 	ct_regs r;
 	for (size_t pos = 0; (t = ct_pt_next_with_regs(tr, p, &pos, &r));) {
-		if ((int64_t)r.orig_rax < 0)
+		if (!ct_pt_in_syscall(t, &r))
 			return t;
 		any = any ? any : t;
 	}
@@ -467,10 +467,12 @@ static void ct_follow_open_calls(struct ct_tracer *tr, struct ct_pt_thread *t,
 	struct ct_pt_thread *by = arg;
 	for (size_t i = 0; i < n; i++) {
 		struct ct_pt_bp *entry = ct_pt_bp_find(t->proc->space, f[i].fn);
-		uint64_t ret;
+		uint64_t ret = f[i].ret;
+		/* where the slot holds the return address (x86-64), it must still be there */
 		if (!entry || !(entry->flags & CT_BP_ENTRY) ||
-		    ct_pt_read(t->proc->space, f[i].slot, &ret, sizeof(ret)) < 0 || ret != f[i].ret ||
-		    !ct_pt_bp_set(tr, by, f[i].ret, CT_BP_RETURN))
+		    (CT_ARCH_RET_AT_SLOT &&
+		     ct_pt_read(t->proc->space, f[i].slot, &ret, sizeof(ret)) < 0) ||
+		    ret != f[i].ret || !ct_pt_bp_set(tr, by, f[i].ret, CT_BP_RETURN))
 			continue;
 		ct_pt_push_frame(t, f[i].fn, f[i].slot, f[i].ret);
 	}
@@ -583,11 +585,16 @@ pid_t ct_ptrace_attach(const struct ct_attach_opts *o, int *status)
 	pid_t pid = o->pid;
 	int err;
 	*status = 1;
+#ifdef CT_ARCH_PTRACE_UNTESTED
+	ct_warn("attach is not tested on %s yet", CT_ARCH_NAME);
+#endif
 	pid_t tracer = ct_fork_reporting(ct_attach_main, (void *)o, &err);
 	if (tracer > 0 || err < 0)
 		return tracer;
 	unsigned long long other = 0, owner = 0;
-	if (err == ESRCH || (kill(pid, 0) < 0 && errno == ESRCH))
+	if (err == ENOSYS) /* qemu-user, for one */
+		ct_error("attach: this system has no ptrace (%s)", strerror(err));
+	else if (err == ESRCH || (kill(pid, 0) < 0 && errno == ESRCH))
 		ct_error("attach: no process %d", (int)pid);
 	else if (ct_pt_status(pid, "TracerPid", &other) == 0 && other)
 		ct_error("attach: process %d is already traced by process %llu", (int)pid, other);

@@ -242,10 +242,12 @@ static void ct_rt_add_thread(struct ct_tracer *tr, struct ct_pt_thread *t,
 {
 	struct ct_adopt *a = arg;
 	ct_regs r;
+	uint64_t tp;
 	(void)tr;
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0 || a->w + 3 + 3 * n > a->room)
+	if (ct_regs_get(t->tid, &r) < 0 || ct_thread_pointer(t->tid, &r, &tp) < 0 ||
+	    a->w + 3 + 3 * n > a->room)
 		return;
-	a->buf[a->w++] = r.fs_base;
+	a->buf[a->w++] = tp;
 	a->buf[a->w++] = (uint64_t)t->tid;
 	a->buf[a->w++] = n;
 	for (size_t i = 0; i < n; i++) {
@@ -354,14 +356,14 @@ int ct_pt_rt_on_stop(struct ct_tracer *tr, struct ct_pt_thread *t, int status)
 /*
  * In a leaf function the runtime called, such as libc's syscall() for the
  * futex or rt_sigprocmask of a hook's slow path: its return address, on top
- * of the stack, is in the runtime's code. A hook is under way there, and a
+ * of the stack (in x30 on aarch64), is in the runtime's code. A hook is under way there, and a
  * return hook may have popped only half a tail call's frames: the detach
  * must not reset its shadow stack under it.
  */
 static int ct_rt_called_leaf(const struct ct_pt_thread *t, const ct_regs *r)
 {
 	uint64_t ret;
-	if (ct_pt_read(t->proc->space, ct_regs_sp(r), &ret, sizeof(ret)) < 0)
+	if (ct_pt_return_address(t->proc->space, r, &ret) < 0)
 		return 0;
 	return ret >= t->proc->rt_lo && ret < t->proc->rt_hi;
 }
@@ -375,7 +377,7 @@ static int ct_rt_in_code(const struct ct_pt_thread *t)
 {
 	ct_regs r;
 	uint8_t before[CT_TRAMP_PEEK_BEFORE], at[CT_THUNK_LEN];
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+	if (ct_regs_get(t->tid, &r) < 0)
 		return 0;
 	uint64_t pc = ct_regs_pc(&r), lo = t->proc->rt_lo, hi = t->proc->rt_hi;
 	if ((pc >= lo && pc < hi) || ct_rt_called_leaf(t, &r))
@@ -409,9 +411,11 @@ static void ct_rt_stop_process(struct ct_tracer *tr, struct ct_pt_proc *p)
 	struct ct_pt_thread *by = NULL, *t;
 	ct_regs r;
 	for (size_t pos = 0; (t = ct_pt_next_with_regs(tr, p, &pos, &r));) {
-		if (n < (long)CT_ARRAY_SIZE(tps) && (n + 1) * 8 <= (long)p->rt_len)
-			tps[n++] = r.fs_base;
-		if (!by || (int64_t)r.orig_rax < 0)
+		uint64_t tp;
+		if (n < (long)CT_ARRAY_SIZE(tps) && (n + 1) * 8 <= (long)p->rt_len &&
+		    ct_thread_pointer(t->tid, &r, &tp) == 0)
+			tps[n++] = tp;
+		if (!by || !ct_pt_in_syscall(t, &r))
 			by = t; /* one out of any system call if there is one */
 	}
 	int ok;

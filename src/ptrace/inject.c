@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Making a stopped thread run a system call of ours (mmap for scratch
- * memory): its registers saved, set for the call at our "syscall; int3"
- * stub, run to the int3, and put back as they were. Until the process has
- * a stub, the stub is written over the code at the thread's pc for the
- * moment: only done while no other thread can run there (just after exec,
- * or with every thread stopped by attach).
+ * memory): its registers saved, set for the call at our stub ("syscall;
+ * int3", "svc #0; brk #0"), run to its breakpoint, and put back as they
+ * were. Until the process has a stub, the stub is written over the code at
+ * the thread's pc for the moment: only done while no other thread can run
+ * there (just after exec, or with every thread stopped by attach).
  */
 #include <errno.h>
 #include <signal.h>
@@ -84,7 +84,7 @@ static int ct_call_crashed(struct ct_pt_thread *t, int sig)
 }
 
 /*
- * Run the thread until it stops at pc (our int3 after the call); -1 if it died,
+ * Run the thread until it stops at pc (our breakpoint after the call); -1 if it died,
  * -2 if the call crashed or was given up (the thread is stopped: its registers can go back).
  */
 static int ct_run_to(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t pc, ct_regs *out)
@@ -101,7 +101,7 @@ static int ct_run_to(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t pc, 
 			return -1;
 		int sig = WSTOPSIG(st);
 		if (sig == SIGTRAP && (st >> 16) == 0) {
-			if (ptrace(PTRACE_GETREGS, t->tid, 0, out) < 0)
+			if (ct_regs_get(t->tid, out) < 0)
 				return -1;
 			if (ct_regs_pc(out) == pc)
 				return 0;
@@ -120,7 +120,7 @@ long ct_pt_inject_syscall(struct ct_tracer *tr, struct ct_pt_thread *t, long nr,
 	ct_regs saved, regs;
 	uint8_t code[CT_ARCH_STUB_LEN], stub[CT_ARCH_STUB_LEN];
 
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0)
+	if (ct_regs_get(t->tid, &saved) < 0)
 		return -ESRCH;
 	uint64_t pc = s->stub;
 	if (!pc) {
@@ -133,12 +133,12 @@ long ct_pt_inject_syscall(struct ct_tracer *tr, struct ct_pt_thread *t, long nr,
 	regs = saved;
 	ct_regs_syscall(&regs, pc, nr, args, nargs);
 	long ret = -ESRCH;
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, &regs) == 0 &&
-	    ct_run_to(tr, t, pc + CT_ARCH_STUB_LEN, &regs) == 0)
+	if (ct_regs_set(t->tid, &regs) == 0 &&
+	    ct_run_to(tr, t, pc + CT_ARCH_STUB_BREAK + CT_ARCH_BREAK_PC, &regs) == 0)
 		ret = ct_regs_retval(&regs);
 	if (!s->stub)
 		ct_pt_write(s, pc, code, sizeof(code));
-	ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
+	ct_regs_set(t->tid, &saved);
 	return ret;
 }
 
@@ -148,22 +148,21 @@ long ct_pt_inject_call(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t fn
 	struct ct_pt_space *s = t->proc->space;
 	ct_regs saved, regs;
 	static struct ct_fpstate fp; /* 16 KiB: not on the stack; one call at a time */
-	uint64_t back = s->stub + CT_ARCH_STUB_LEN - CT_ARCH_BREAK_LEN; /* its int3 */
+	uint64_t back = s->stub + CT_ARCH_STUB_BREAK; /* its breakpoint */
 
 	*ok = 0;
-	if (!s->stub || ptrace(PTRACE_GETREGS, t->tid, 0, &saved) < 0 ||
-	    ct_fpstate_get(t->tid, &fp) < 0)
+	if (!s->stub || ct_regs_get(t->tid, &saved) < 0 || ct_fpstate_get(t->tid, &fp) < 0)
 		return -ESRCH;
 	regs = saved;
-	uint64_t sp = ct_regs_call(&regs, fn, args, nargs);
+	uint64_t sp = ct_regs_call(&regs, fn, back, args, nargs); /* 0: back is in a register */
 	long ret = -ESRCH;
-	if (ct_pt_write(s, sp, &back, sizeof(back)) == 0 &&
-	    ptrace(PTRACE_SETREGS, t->tid, 0, &regs) == 0) {
-		int r = ct_run_to(tr, t, back + CT_ARCH_BREAK_LEN, &regs);
+	if ((!sp || ct_pt_write(s, sp, &back, sizeof(back)) == 0) &&
+	    ct_regs_set(t->tid, &regs) == 0) {
+		int r = ct_run_to(tr, t, back + CT_ARCH_BREAK_PC, &regs);
 		ret = r == 0 ? ct_regs_retval(&regs) : r == -2 ? -EFAULT : -ESRCH;
 		*ok = r == 0;
 	}
-	ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
+	ct_regs_set(t->tid, &saved);
 	ct_fpstate_set(t->tid, &fp);
 	if (tr->nreleased)
 		ct_pt_stop_released(tr);

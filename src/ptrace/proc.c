@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* What /proc says about a traced process. */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -21,6 +22,25 @@ uint32_t ct_pt_proc_file(pid_t pid, const char *name, char *buf, uint32_t size)
 	size_t n = fread(buf, 1, size, f);
 	fclose(f);
 	return (uint32_t)n;
+}
+
+int ct_pt_auxv(pid_t pid, uint64_t type, uint64_t *out)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	Elf64_auxv_t a;
+	int r = -1;
+	while (r < 0 && fread(&a, sizeof(a), 1, f) == 1 && a.a_type != AT_NULL) {
+		if (a.a_type == type) {
+			*out = a.a_un.a_val;
+			r = 0;
+		}
+	}
+	fclose(f);
+	return r;
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tracer.h"
+#include "../arch/ptrace_arch.h"
 #include "../common/event.h"
 
 struct ct_pt_thread *ct_pt_thread_get(struct ct_tracer *tr, pid_t tid)
@@ -110,18 +111,8 @@ void ct_pt_thread_detached(struct ct_tracer *tr, struct ct_pt_thread *t)
 /* Where the program starts (AT_ENTRY): by then the loader has mapped its libraries. */
 static uint64_t ct_entry_point(pid_t pid)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 0;
-	Elf64_auxv_t a;
 	uint64_t entry = 0;
-	while (fread(&a, sizeof(a), 1, f) == 1 && a.a_type != AT_NULL)
-		if (a.a_type == AT_ENTRY)
-			entry = a.a_un.a_val;
-	fclose(f);
-	return entry;
+	return ct_pt_auxv(pid, AT_ENTRY, &entry) == 0 ? entry : 0;
 }
 
 void ct_pt_new_image(struct ct_tracer *tr, struct ct_pt_thread *t)
@@ -231,9 +222,15 @@ struct ct_pt_thread *ct_pt_next_with_regs(struct ct_tracer *tr, struct ct_pt_pro
 	while (*pos < tr->threads.cap) {
 		size_t i = (*pos)++;
 		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
-		if (tr->threads.keys[i] && t && t->proc == p &&
-		    ptrace(PTRACE_GETREGS, t->tid, 0, regs) == 0)
+		if (tr->threads.keys[i] && t && t->proc == p && ct_regs_get(t->tid, regs) == 0)
 			return t;
 	}
 	return NULL;
+}
+
+int ct_pt_in_syscall(struct ct_pt_thread *t, const void *regs)
+{
+	uint32_t insn = 0; /* aarch64 tells by the instruction at the pc */
+	ct_pt_read(t->proc->space, ct_regs_pc(regs), &insn, sizeof(insn));
+	return ct_regs_in_syscall(regs, insn);
 }

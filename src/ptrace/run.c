@@ -18,6 +18,7 @@
 
 #include "tracer.h"
 #include "ptrace.h"
+#include "../arch/ptrace_arch.h"
 #include "../common/event.h"
 #include "../util/util.h"
 
@@ -194,11 +195,17 @@ pid_t ct_ptrace_launch(char **argv, struct ct_pool_ctl *ctl, int follow, int *st
 	struct ct_launch_args a = { argv, ctl, follow };
 	int err;
 	*status = 1;
+#ifdef CT_ARCH_PTRACE_UNTESTED
+	ct_warn("the ptrace method is not tested on %s yet", CT_ARCH_NAME);
+#endif
 	pid_t tracer = ct_fork_reporting(ct_tracer_main, &a, &err);
 	if (tracer > 0 || err < 0)
 		return tracer;
 	if (err == EPERM)
 		ct_error("cannot trace %s: ptrace is not permitted here (%s)", argv[0],
+			 strerror(err));
+	else if (err == ENOSYS) /* qemu-user, for one */
+		ct_error("cannot trace %s: this system has no ptrace (%s)", argv[0],
 			 strerror(err));
 	else
 		*status = ct_exec_error(argv[0], err);

@@ -76,6 +76,13 @@ int ct_pt_write(struct ct_pt_space *s, uint64_t addr, const void *buf, size_t le
 	return pwrite(s->memfd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -1;
 }
 
+int ct_pt_return_address(struct ct_pt_space *s, const void *regs, uint64_t *ret)
+{
+	if (ct_regs_ret_reg(regs, ret))
+		return 0;
+	return ct_pt_read(s, ct_regs_sp(regs), ret, sizeof(*ret));
+}
+
 struct ct_pt_bp *ct_pt_bp_find(struct ct_pt_space *s, uint64_t addr)
 {
 	uint64_t *v = ct_map_find(&s->bp_at, addr);
@@ -98,7 +105,7 @@ static uint64_t ct_nearest_gap(pid_t pid, uint64_t addr, uint64_t len)
 		unsigned long lo, hi;
 		int more = fgets(line, sizeof(line), f) != NULL;
 		if (!more)
-			lo = hi = UINT64_C(0x7ffffffff000);
+			lo = hi = CT_ARCH_USER_TOP;
 		else if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
 			continue;
 		if (lo > prev_end && lo - prev_end >= len + 2 * 4096) {
@@ -177,17 +184,18 @@ struct ct_pt_bp *ct_pt_bp_set(struct ct_tracer *tr, struct ct_pt_thread *t, uint
 		bp->flags |= flags;
 		return bp;
 	}
-	uint8_t code[16], ool[CT_OOL_MAX], len = 0;
-	if (ct_pt_read(s, addr, code, sizeof(code)) < 0 || code[0] == CT_ARCH_BREAK)
+	uint8_t code[16], ool[CT_OOL_MAX], len = 0, brk[CT_ARCH_BREAK_SIZE];
+	if (ct_pt_read(s, addr, code, sizeof(code)) < 0 || ct_arch_is_break(code))
 		return NULL; /* not mapped, or another debugger's breakpoint */
-	struct ct_pt_bp nb = { .addr = addr, .orig = code[0], .flags = flags };
+	struct ct_pt_bp nb = { .addr = addr, .flags = flags };
+	memcpy(nb.orig, code, CT_ARCH_BREAK_SIZE);
 	uint64_t at = ct_pt_scratch_alloc(tr, t, addr, CT_OOL_MAX);
-	int n = at ? ct_arch_build_ool(code, sizeof(code), addr, at, ool, &len) : 0;
+	int n = at ? ct_arch_pt_build_ool(code, sizeof(code), addr, at, ool, &len) : 0;
 	if (n > 0 && ct_pt_write(s, at, ool, (size_t)n) == 0)
 		nb.ool = at;
 	nb.len = len;
-	uint8_t brk = CT_ARCH_BREAK;
-	if (ct_pt_write(s, addr, &brk, 1) < 0)
+	ct_arch_break_bytes(brk);
+	if (ct_pt_write(s, addr, brk, sizeof(brk)) < 0)
 		return NULL;
 	return ct_bp_add(s, &nb);
 }
@@ -195,9 +203,10 @@ struct ct_pt_bp *ct_pt_bp_set(struct ct_tracer *tr, struct ct_pt_thread *t, uint
 void ct_pt_bp_forget_unmapped(struct ct_pt_space *s)
 {
 	for (size_t i = 0; i < s->nbps; i++) {
-		uint8_t b;
+		uint8_t b[CT_ARCH_BREAK_SIZE];
 		struct ct_pt_bp *bp = &s->bps[i];
-		if (!bp->addr || (ct_pt_read(s, bp->addr, &b, 1) == 0 && b == CT_ARCH_BREAK))
+		if (!bp->addr ||
+		    (ct_pt_read(s, bp->addr, b, sizeof(b)) == 0 && ct_arch_is_break(b)))
 			continue;
 		*ct_map_find(&s->bp_at, bp->addr) = 0; /* dlclose took its code away */
 		bp->addr = 0;
@@ -208,7 +217,8 @@ int ct_pt_bp_clear_all(struct ct_pt_space *s)
 {
 	int r = 0;
 	for (size_t i = 0; i < s->nbps; i++)
-		if (s->bps[i].addr && ct_pt_write(s, s->bps[i].addr, &s->bps[i].orig, 1) < 0)
+		if (s->bps[i].addr &&
+		    ct_pt_write(s, s->bps[i].addr, s->bps[i].orig, CT_ARCH_BREAK_SIZE) < 0)
 			r = -1;
 	return r;
 }

@@ -4,6 +4,7 @@
  * thread or process, an exec, or a signal of the program's, which goes on
  * to it untouched (and is written down first if it kills the process).
  */
+#include <elf.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,10 +40,14 @@ static void ct_drop_below(struct ct_pt_thread *t, uint64_t sp)
 		t->nframes--;
 }
 
-static void ct_on_entry(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t fn, uint64_t sp)
+/*
+ * Entered fn: its call's key (slot) is just below the caller's stack pointer
+ * (where x86-64's call put the return address; aarch64: ptrace_arch.h).
+ */
+static void ct_on_entry(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t fn, const ct_regs *r)
 {
-	uint64_t ret;
-	if (ct_pt_read(t->proc->space, sp, &ret, sizeof(ret)) < 0)
+	uint64_t ret, sp = ct_regs_entry_cfa(r) - CT_ARCH_SLOT_BELOW_CFA;
+	if (ct_pt_return_address(t->proc->space, r, &ret) < 0)
 		return;
 	ct_drop_below(t, sp);
 	/* a frame at this very slot lives on only if this is its tail call */
@@ -59,7 +64,7 @@ static void ct_on_entry(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t f
 /* 1 if this is the return of the innermost calls (a tail call ends with its caller). */
 static int ct_on_return(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t pc, uint64_t sp)
 {
-	uint64_t slot = sp - 8;
+	uint64_t slot = sp - CT_ARCH_SLOT_BELOW_CFA; /* back at the caller's stack pointer */
 	ct_drop_below(t, slot);
 	if (!t->nframes || t->frames[t->nframes - 1].slot != slot ||
 	    t->frames[t->nframes - 1].ret != pc)
@@ -75,10 +80,12 @@ static int ct_on_return(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t p
 /* longjmp(env, ...): frames below the stack pointer env restores are gone. */
 static void ct_on_jump(struct ct_tracer *tr, struct ct_pt_thread *t, const ct_regs *r)
 {
-	uint64_t v, guard;
+	uint64_t v, guard, at_random = 0;
 	struct ct_pt_space *s = t->proc->space;
+	if (CT_ARCH_GUARD_FROM_AUXV && ct_pt_auxv(t->proc->pid, AT_RANDOM, &at_random) < 0)
+		return;
 	if (ct_pt_read(s, ct_regs_arg0(r) + CT_ARCH_JMPBUF_SP_OFF, &v, 8) < 0 ||
-	    ct_pt_read(s, ct_regs_guard_addr(r), &guard, 8) < 0)
+	    ct_pt_read(s, ct_regs_guard_addr(r, at_random), &guard, 8) < 0)
 		return;
 	uint64_t target = ct_arch_demangle(v, guard);
 	if (target < ct_regs_sp(r) || target - ct_regs_sp(r) > (UINT64_C(1) << 32))
@@ -88,9 +95,9 @@ static void ct_on_jump(struct ct_tracer *tr, struct ct_pt_thread *t, const ct_re
 }
 
 /* __cxa_begin_catch: the frames below its caller's were unwound. */
-static void ct_on_catch(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t sp)
+static void ct_on_catch(struct ct_tracer *tr, struct ct_pt_thread *t, const ct_regs *r)
 {
-	uint64_t caller_sp = sp + 8;
+	uint64_t caller_sp = ct_regs_entry_cfa(r);
 	ct_drop_below(t, caller_sp);
 	ct_pt_emit_mark(tr, t, CT_EXT_CATCH, 0, caller_sp);
 }
@@ -99,10 +106,11 @@ static void ct_on_catch(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t s
 static void ct_step_over(struct ct_pt_thread *t, struct ct_pt_bp *bp, ct_regs *r)
 {
 	struct ct_pt_space *s = t->proc->space;
-	uint8_t brk = CT_ARCH_BREAK;
+	uint8_t brk[CT_ARCH_BREAK_SIZE];
+	ct_arch_break_bytes(brk);
 	ct_regs_set_pc(r, bp->addr);
-	ptrace(PTRACE_SETREGS, t->tid, 0, r);
-	ct_pt_write(s, bp->addr, &bp->orig, 1);
+	ct_regs_set(t->tid, r);
+	ct_pt_write(s, bp->addr, bp->orig, CT_ARCH_BREAK_SIZE);
 	for (;;) {
 		int st;
 		if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
@@ -118,7 +126,7 @@ static void ct_step_over(struct ct_pt_thread *t, struct ct_pt_bp *bp, ct_regs *r
 		if ((st >> 16) == 0 && WSTOPSIG(st) != SIGSTOP)
 			t->pending_sig = WSTOPSIG(st);
 	}
-	ct_pt_write(s, bp->addr, &brk, 1);
+	ct_pt_write(s, bp->addr, brk, sizeof(brk));
 }
 
 /* Our breakpoint at pc: a call, a return, or both; then on past it. A handler may
@@ -135,9 +143,9 @@ static void ct_on_break(struct ct_tracer *tr, struct ct_pt_thread *t, struct ct_
 		if (s->bps[at].flags & CT_BP_JUMP)
 			ct_on_jump(tr, t, r);
 		if (s->bps[at].flags & CT_BP_CATCH)
-			ct_on_catch(tr, t, sp);
+			ct_on_catch(tr, t, r);
 		if (s->bps[at].flags & CT_BP_ENTRY)
-			ct_on_entry(tr, t, pc, sp);
+			ct_on_entry(tr, t, pc, r);
 		/* the entry point (libraries loaded), or the loader saying dlopen brought some */
 		if (s->bps[at].flags & (CT_BP_START | CT_BP_LOADER)) {
 			s->bps[at].flags &= (uint8_t)~CT_BP_START;
@@ -155,7 +163,7 @@ static void ct_on_break(struct ct_tracer *tr, struct ct_pt_thread *t, struct ct_
 		return;
 	}
 	ct_regs_set_pc(r, bp->ool);
-	ptrace(PTRACE_SETREGS, t->tid, 0, r);
+	ct_regs_set(t->tid, r);
 }
 
 static const int ct_fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP };
@@ -185,10 +193,10 @@ static void ct_on_handler(struct ct_tracer *tr, struct ct_pt_thread *t)
 	uint64_t restorer;
 	int sig = t->entering;
 	t->entering = 0;
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+	if (ct_regs_get(t->tid, &r) < 0)
 		return;
-	uint64_t sp = ct_regs_sp(&r) + 8;
-	if (ct_pt_read(t->proc->space, sp - 8, &restorer, 8) == 0)
+	uint64_t sp = ct_regs_entry_cfa(&r); /* where the handler returns to its restorer */
+	if (ct_pt_return_address(t->proc->space, &r, &restorer) == 0)
 		ct_pt_bp_set(tr, t, restorer, CT_BP_SIGRET);
 	ct_pt_emit_mark(tr, t, CT_EXT_SIGNAL, (uint32_t)sig, sp);
 }
@@ -212,8 +220,7 @@ static void ct_note_crash(struct ct_tracer *tr, struct ct_pt_thread *t, int sig)
 {
 	siginfo_t si;
 	ct_regs r;
-	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 ||
-	    ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 || ct_regs_get(t->tid, &r) < 0)
 		return;
 	struct ct_ext_crash c = {
 		.signo = sig,
@@ -248,10 +255,10 @@ int ct_pt_on_stop(struct ct_tracer *tr, struct ct_pt_thread *t, int status)
 	t->started = 1;
 	if (sig == SIGTRAP) {
 		ct_regs r;
-		if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+		if (ct_regs_get(t->tid, &r) < 0)
 			return -1;
 		struct ct_pt_bp *bp =
-			ct_pt_bp_find(t->proc->space, ct_regs_pc(&r) - CT_ARCH_BREAK_LEN);
+			ct_pt_bp_find(t->proc->space, ct_regs_pc(&r) - CT_ARCH_BREAK_PC);
 		if (bp) {
 			ct_on_break(tr, t, bp, &r);
 			sig = t->pending_sig;

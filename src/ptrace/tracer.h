@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The ptrace method: calltrace as the program's debugger. A breakpoint
- * (int3) at the entry of every selected function and at every return
- * address seen; each hit is one stop, where the tracer writes the call or
- * return into the same pool chunks the in-process runtime would fill and
- * sends the thread on through an out-of-line copy of the instruction the
- * breakpoint covers, so the breakpoint never has to be lifted (other threads
- * may run through it meanwhile). Nothing on the program's stack changes:
- * unwinders, debuggers and a detach see the program as it is.
+ * (int3, or brk: src/arch/<arch>/ptrace_arch.h) at the entry of every
+ * selected function and at every return address seen; each hit is one
+ * stop, where the tracer writes the call or return into the same pool
+ * chunks the in-process runtime would fill and sends the thread on through
+ * an out-of-line copy of the instruction the breakpoint covers, so the
+ * breakpoint never has to be lifted (other threads may run through it
+ * meanwhile). Nothing on the program's stack changes: unwinders, debuggers
+ * and a detach see the program as it is.
  *
  * The tracer is one process (a fork of the recorder, or of attach), the
  * only one that issues ptrace calls; it exits with the traced program's
@@ -23,13 +24,14 @@
 #include "../common/pool.h"
 #include "../util/util.h"
 
-/* A breakpoint: an int3 over the first byte of an instruction. */
+/* A breakpoint: an int3 over the first byte of an instruction, a brk over the whole of one. */
+#define CT_PT_BREAK_MAX 4
 struct ct_pt_bp {
 	uint64_t addr;
-	uint64_t ool;  /* its out-of-line copy, 0: cannot run elsewhere (step over) */
-	uint8_t orig;  /* the byte the int3 covers */
-	uint8_t flags; /* CT_BP_* */
-	uint8_t len;   /* length of the instruction */
+	uint64_t ool; /* its out-of-line copy, 0: cannot run elsewhere (step over) */
+	uint8_t orig[CT_PT_BREAK_MAX]; /* the bytes the breakpoint covers (CT_ARCH_BREAK_SIZE) */
+	uint8_t flags;		       /* CT_BP_* */
+	uint8_t len;		       /* length of the instruction */
 };
 
 #define CT_BP_ENTRY  1u /* a selected function starts here */
@@ -55,7 +57,7 @@ struct ct_pt_space {
 	struct ct_map bp_at; /* address -> index + 1 */
 	struct ct_pt_scratch *scratch;
 	size_t nscratch;
-	uint64_t stub; /* "syscall; int3", for injected system calls; 0 until mapped */
+	uint64_t stub; /* "syscall; int3" (the arch's), for injected system calls; 0 until mapped */
 	int left;      /* attach: breakpoints out, scratch unmapped */
 	int no_inject; /* no thread may run a call of ours: breakpoints are stepped over */
 	struct ct_map armed;  /* load bias + 1 of the modules given their breakpoints */
@@ -170,11 +172,17 @@ void ct_pt_bp_forget_unmapped(struct ct_pt_space *s);
 int ct_pt_bp_clear_all(struct ct_pt_space *s);
 /* Where an out-of-line copy of n bytes near addr can go; 0 if nowhere. */
 uint64_t ct_pt_scratch_alloc(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t addr, size_t n);
+/*
+ * The return address of a function stopped at its first instruction, or of a
+ * leaf that leaves it in place, from its registers (a ct_regs): in x30 on
+ * aarch64, at the stack pointer on x86-64. 0, or -1 if unreadable.
+ */
+int ct_pt_return_address(struct ct_pt_space *s, const void *regs, uint64_t *ret);
 
 /* inject.c: make a stopped thread run a system call of ours */
 long ct_pt_inject_syscall(struct ct_tracer *tr, struct ct_pt_thread *t, long nr, const long *args,
 			  int nargs);
-/* A call of fn(args) in the thread, back at our int3; *ok = 0 if it never came back. */
+/* A call of fn(args) in the thread, back at our breakpoint; *ok = 0 if it never came back. */
 long ct_pt_inject_call(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t fn,
 		       const uint64_t *args, int nargs, int *ok);
 uint64_t ct_pt_inject_mmap(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t hint,
@@ -204,6 +212,8 @@ uint32_t ct_pt_proc_file(pid_t pid, const char *name, char *buf, uint32_t size);
 uint32_t ct_pt_exe(pid_t pid, char *buf, uint32_t size);
 /* A field of /proc/TID/status ("TracerPid", "Tgid", "SigCgt" ...); 0, or -1 if absent. */
 int ct_pt_status(pid_t tid, const char *field, unsigned long long *out);
+/* The value of an auxiliary vector entry of the process (AT_ENTRY, AT_RANDOM ...); 0, or -1. */
+int ct_pt_auxv(pid_t pid, uint64_t type, uint64_t *out);
 
 /* unwind.c: the calls under way in each thread of p (stopped), outermost first */
 typedef void (*ct_open_calls_fn)(struct ct_tracer *tr, struct ct_pt_thread *t,
@@ -253,5 +263,7 @@ void ct_pt_rt_leave(struct ct_tracer *tr);
  */
 struct ct_pt_thread *ct_pt_next_with_regs(struct ct_tracer *tr, struct ct_pt_proc *p, size_t *pos,
 					  void *regs);
+/* Is t, whose registers are regs (a ct_regs), stopped in a system call? */
+int ct_pt_in_syscall(struct ct_pt_thread *t, const void *regs);
 
 #endif

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The ptrace method and calltrace attach on an architecture whose tracer is
- * not written yet (aarch64: its register access, brk breakpoints and
- * out-of-line stepping are to be done against PTRACE_GETREGSET; qemu-user,
- * where this port is tested, implements no ptrace for its guests). Built
- * there instead of the other files of this directory; x86-64 never builds it.
+ * not written yet (it has no src/arch/<arch>/ptrace_arch.h). Built there
+ * instead of the other files of this directory; x86-64 and aarch64 have
+ * the tracer, and compile this file to nothing.
  */
-#if !defined(__x86_64__)
+#if !defined(__x86_64__) && !defined(__aarch64__)
 #include <stdio.h>
 #include <sys/utsname.h>
 

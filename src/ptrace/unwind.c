@@ -63,7 +63,7 @@ static int ct_unwinding(const char *name)
 
 /*
  * Frame k's caller (k + 1) holds its return address, just below the stack
- * pointer the caller had; the innermost frame's pc is exact, the others'
+ * pointer the caller had (its key there: CT_ARCH_SLOT_BELOW_CFA); the innermost frame's pc is exact, the others'
  * are return addresses (the call is just before). A thread stopped at a
  * function's first byte has not begun that call: its entry, patched or
  * with a breakpoint, tells it when the thread goes on, and an adopted
@@ -82,7 +82,8 @@ static size_t ct_thread_calls(struct ct_unwound *u, pid_t tid, struct ct_pt_fram
 		if (k == 1 && fn == u->pc[0])
 			continue;
 		if (fn && u->sp[k])
-			out[n++] = (struct ct_pt_frame){ fn, u->sp[k] - 8, u->pc[k] };
+			out[n++] = (struct ct_pt_frame){ fn, u->sp[k] - CT_ARCH_SLOT_BELOW_CFA,
+							 u->pc[k] };
 	}
 	return n;
 }
