@@ -19,7 +19,11 @@
 # And record -a (patchable entries and dynamic patching) on tests/cross/args_cross.c:
 # the host's replay shows the arguments and return values the target captured.
 #
-# Not here: ptrace and attach (qemu-user has no ptrace for its guests), the
+# And tests/cross/ptrace.sh: the aarch64 ptrace tracer's own parts, with a signal
+# handler's ucontext for the tracee's registers, and record --method=ptrace and
+# attach saying they are not tested on aarch64 before they fail in one line.
+#
+# Not here: ptrace and attach tracing (qemu-user has no ptrace for its guests), the
 # sub-suites. Per-call times under qemu are not hardware figures (bench/).
 #
 # Environment:
@@ -209,6 +213,13 @@ if [ "$ARCH" = aarch64 ]; then
 		if [ -z "$missing" ]; then ok cross/pcrel/traced
 		else bad cross/pcrel/traced "not in the trace:$missing" "$P/replay.txt"; fi
 	fi
+fi
+
+# ---- the ptrace tracer's parts; its commands refused in one line (no ptrace) ----
+if [ "$ARCH" = aarch64 ]; then
+	CROSS_CC=$TRIPLE-gcc BUILD=$B TEST_OUT=$OUT "$ROOT/tests/cross/ptrace.sh" >"$OUT/ptrace.lines" 2>&1
+	grep -v '^ok ' "$OUT/ptrace.lines" | grep -v '^[0-9]* passed' || true
+	tally "$OUT/ptrace.lines"
 fi
 
 # ---- record -a on the target, read by the host ----------------------------------
