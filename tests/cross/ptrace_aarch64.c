@@ -18,6 +18,8 @@
  *    right after a call), whose callee must see the right return address;
  *  - the pointer guard (auxv AT_RANDOM + 8, read by ct_pt_auxv from /proc)
  *    and a real setjmp's stack pointer demangled from jmp_buf word 13;
+ *  - a thread interrupted in a blocking system call has its pc back on the
+ *    svc (what ct_regs_in_syscall looks for);
  *  - the constants: brk's encoding, any brk taken for another debugger's,
  *    the pc left on the brk by its trap, the thunk ct_arch_tramp_unsettled
  *    recognises.
@@ -44,7 +46,8 @@
 
 static int failed;
 
-static void check(int ok, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void check(int ok, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void check(int ok, const char *name, const char *fmt, ...)
 {
 	if (ok) {
@@ -76,7 +79,8 @@ extern char t_blr_site[];
 __asm__(".text\n"
 	".p2align 4\n"
 	".globl t_adrp\n.type t_adrp, %function\n"
-	"t_adrp:	adrp x0, t_data\n	add x0, x0, :lo12:t_data\n	ldr x0, [x0]\n	ret\n"
+	"t_adrp:	adrp x0, t_data\n	add x0, x0, :lo12:t_data\n	ldr x0, [x0]\n	"
+	"ret\n"
 	".globl t_ldr\n.type t_ldr, %function\n"
 	"t_ldr:	ldr x0, 1f\n	ret\n	.p2align 3\n1:	.quad 33\n"
 	".globl t_cbz\n.type t_cbz, %function\n"
@@ -99,7 +103,8 @@ __asm__(".text\n"
 	"t_callboth:	stp x29, x30, [sp, #-32]!\n	mov x29, sp\n	str x19, [sp, #16]\n"
 	"	mov x19, x1\n	bl t_leaf\n"
 	".globl t_blr_site\n"
-	"t_blr_site:	blr x19\n	ldr x19, [sp, #16]\n	ldp x29, x30, [sp], #32\n	ret\n"
+	"t_blr_site:	blr x19\n	ldr x19, [sp, #16]\n	ldp x29, x30, [sp], #32\n	"
+	"ret\n"
 	".globl t_sp\n.type t_sp, %function\n"
 	"t_sp:	mov x0, sp\n	ret\n"
 	".data\n.p2align 3\nt_data:	.quad 22\n"
@@ -133,9 +138,9 @@ static void sync_code(void *p, size_t n)
 static uint8_t *stub; /* "svc #0; brk #0", in memory of ours */
 
 static struct {
-	int active;	  /* SIGUSR1 starts it, the stub's brk ends it */
-	int call;	  /* a call (else a system call) */
-	long nr;	  /* the system call */
+	int active; /* SIGUSR1 starts it, the stub's brk ends it */
+	int call;   /* a call (else a system call) */
+	long nr;    /* the system call */
 	long args[8];
 	int nargs;
 	uint64_t fn;	  /* the function called */
@@ -217,8 +222,12 @@ static void test_inject(void)
 
 	void *probe = mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	munmap(probe, 8192);
-	long margs[6] = { (long)probe, 8192, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0 };
+	long margs[6] = { (long)probe,
+			  8192,
+			  PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			  -1,
+			  0 };
 	long m = inject_syscall(SYS_mmap, margs, 6);
 	int usable = m == (long)probe && (((volatile char *)m)[100] = 7) == 7;
 	check(usable, "syscall-mmap-6-args", "mmap(%p, ...) gave %#lx", probe, (unsigned long)m);
@@ -228,9 +237,11 @@ static void test_inject(void)
 
 	long args[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	long s = inject_call((uint64_t)sum8, args, 8);
-	check(s == 204 && inj.slot == 0 && sum8_ret == brk_at && inj.trap_pc == brk_at + CT_ARCH_BREAK_PC,
-	      "call-8-args", "sum8 gave %ld (204), slot %#lx (0), returned to %#lx, stopped at %#lx",
-	      s, (unsigned long)inj.slot, (unsigned long)sum8_ret, (unsigned long)inj.trap_pc);
+	check(s == 204 && inj.slot == 0 && sum8_ret == brk_at &&
+		      inj.trap_pc == brk_at + CT_ARCH_BREAK_PC,
+	      "call-8-args",
+	      "sum8 gave %ld (204), slot %#lx (0), returned to %#lx, stopped at %#lx", s,
+	      (unsigned long)inj.slot, (unsigned long)sum8_ret, (unsigned long)inj.trap_pc);
 
 	long sp = inject_call((uint64_t)t_sp, none, 0);
 	check(sp && !(sp & 15) && (uint64_t)sp <= ct_regs_sp(&inj.saved) - 256, "call-stack",
@@ -287,7 +298,8 @@ static void bp_set(uint64_t addr, int flags)
 	uint64_t at = (uint64_t)scratch + scratch_used;
 	int n = ct_arch_pt_build_ool((const uint8_t *)addr, 16, addr, at, ool, &len);
 	if (n <= 0 || len != 4) {
-		printf("    no out-of-line copy of %#x at %#lx\n", *(uint32_t *)addr, (unsigned long)addr);
+		printf("    no out-of-line copy of %#x at %#lx\n", *(uint32_t *)addr,
+		       (unsigned long)addr);
 		bad_bp++;
 		return;
 	}
@@ -347,7 +359,8 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 	from_uc(&r, uc);
 	struct bp *b = bp_find(ct_regs_pc(&r) - CT_ARCH_BREAK_PC);
 	if (!b) {
-		printf("FAIL cross/ptrace/breakpoints: a trap at %#lx, no breakpoint of ours there\n",
+		printf("FAIL cross/ptrace/breakpoints: a trap at %#lx, no breakpoint of ours "
+		       "there\n",
 		       (unsigned long)ct_regs_pc(&r));
 		fflush(stdout);
 		_exit(1);
@@ -370,10 +383,14 @@ struct tcase {
 
 #define FN(f) ((long (*)(long, long))(void (*)(void))(f))
 static const struct tcase cases[] = {
-	{ "adrp", FN(t_adrp), 0, 0 },	      { "ldr-literal", FN(t_ldr), 0, 0 },
-	{ "cbz-taken", FN(t_cbz), 0, 0 },     { "cbz-not-taken", FN(t_cbz), 1, 0 },
-	{ "b-tail-jump", FN(t_b), 0, 0 },     { "paciasp", FN(t_pac), 0, 0 },
-	{ "bti-c", FN(t_bti), 0, 0 },	      { "add", FN(t_leaf), 41, 0 },
+	{ "adrp", FN(t_adrp), 0, 0 },
+	{ "ldr-literal", FN(t_ldr), 0, 0 },
+	{ "cbz-taken", FN(t_cbz), 0, 0 },
+	{ "cbz-not-taken", FN(t_cbz), 1, 0 },
+	{ "b-tail-jump", FN(t_b), 0, 0 },
+	{ "paciasp", FN(t_pac), 0, 0 },
+	{ "bti-c", FN(t_bti), 0, 0 },
+	{ "add", FN(t_leaf), 41, 0 },
 	{ "blr-at-return-address", FN(t_callboth), 5, (long)t_ret_lr },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -402,9 +419,10 @@ static void test_breakpoints(void)
 	check(alone[NCASES - 1] == (long)t_blr_site + 4, "blr-returns-alone",
 	      "t_ret_lr was to return to %#lx, not %#lx", (unsigned long)alone[NCASES - 1],
 	      (unsigned long)t_blr_site + 4);
-	uint64_t fns[] = { (uint64_t)t_adrp, (uint64_t)t_ldr, (uint64_t)t_cbz,	 (uint64_t)t_b,
-			   (uint64_t)t_target, (uint64_t)t_pac, (uint64_t)t_bti,	 (uint64_t)t_leaf,
-			   (uint64_t)t_ret_lr, (uint64_t)t_callboth };
+	uint64_t fns[] = { (uint64_t)t_adrp,	(uint64_t)t_ldr,    (uint64_t)t_cbz,
+			   (uint64_t)t_b,	(uint64_t)t_target, (uint64_t)t_pac,
+			   (uint64_t)t_bti,	(uint64_t)t_leaf,   (uint64_t)t_ret_lr,
+			   (uint64_t)t_callboth };
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
 		bp_set(fns[i], CT_BP_ENTRY);
 	check(!bad_bp, "breakpoints-set", "%d could not be set", bad_bp);
@@ -449,7 +467,8 @@ static void test_breakpoints(void)
 			both_slot = evs[i].slot;
 	}
 	check(leaf_ret && lr_ret == (uint64_t)t_blr_site + 4 && lr_slot == both_slot - 32,
-	      "blr-relocated", "t_ret_lr entered to return to %#lx (want %#lx), slot %#lx (want %#lx)",
+	      "blr-relocated",
+	      "t_ret_lr entered to return to %#lx (want %#lx), slot %#lx (want %#lx)",
 	      (unsigned long)lr_ret, (unsigned long)t_blr_site + 4, (unsigned long)lr_slot,
 	      (unsigned long)both_slot - 32);
 }
@@ -480,7 +499,44 @@ static void test_jmpbuf(void)
 	memcpy(&guard, (const void *)ct_regs_guard_addr(&r, at_random), 8);
 	check(ct_arch_demangle(word, guard) == sp, "jmpbuf-sp",
 	      "word 13 %#lx xor the guard %#lx is %#lx, setjmp's sp %#lx", (unsigned long)word,
-	      (unsigned long)guard, (unsigned long)ct_arch_demangle(word, guard), (unsigned long)sp);
+	      (unsigned long)guard, (unsigned long)ct_arch_demangle(word, guard),
+	      (unsigned long)sp);
+}
+
+/* ---- a thread interrupted in a system call ---------------------------------------------- */
+
+static int pipe_fd[2];
+static uint32_t insn_at_pc;
+static ct_regs interrupted;
+
+static void on_alarm(int sig, siginfo_t *si, void *ucv)
+{
+	(void)sig;
+	(void)si;
+	from_uc(&interrupted, ucv);
+	memcpy(&insn_at_pc, (const void *)ct_regs_pc(&interrupted), 4);
+	ssize_t w = write(pipe_fd[1], "x", 1);
+	(void)w;
+}
+
+/*
+ * read() blocks until a signal's handler (SA_RESTART) writes: the kernel put
+ * the pc back on the svc before the handler ran, as before a tracer's stop.
+ */
+static void test_interrupted_syscall(void)
+{
+	char c = 0;
+	struct sigaction sa = { .sa_flags = SA_SIGINFO | SA_RESTART, .sa_sigaction = on_alarm };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	if (pipe(pipe_fd) < 0)
+		return;
+	alarm(1);
+	ssize_t n = read(pipe_fd[0], &c, 1);
+	check(n == 1 && c == 'x' && ct_regs_in_syscall(&interrupted, insn_at_pc),
+	      "in-syscall-interrupted",
+	      "read gave %zd; at the signal, the pc %#lx held %#x, not svc #0", n,
+	      (unsigned long)ct_regs_pc(&interrupted), insn_at_pc);
 }
 
 /* ---- constants ------------------------------------------------------------------------------ */
@@ -539,8 +595,8 @@ int main(void)
 	sigaction(SIGTRAP, &sa, NULL);
 	stub = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 		    0);
-	scratch = mmap(NULL, 65536, PROT_READ | PROT_WRITE | PROT_EXEC,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	scratch = mmap(NULL, 65536, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
 	if (stub == MAP_FAILED || scratch == MAP_FAILED) {
 		printf("FAIL cross/ptrace/setup: no executable memory\n");
 		return 1;
@@ -550,6 +606,7 @@ int main(void)
 	test_constants();
 	test_inject();
 	test_jmpbuf();
+	test_interrupted_syscall();
 	test_breakpoints();
 	return failed ? 1 : 0;
 }
