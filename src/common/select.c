@@ -75,7 +75,7 @@ static const char *const ct_never_libcalls[] = {
 	"__cxa_throw", "__cxa_rethrow", "__cxa_begin_catch", "_Unwind_Resume",
 	"_Unwind_RaiseException", "_Unwind_Resume_or_Rethrow", "_Unwind_ForcedUnwind",
 	"__libc_start_main", "__tls_get_addr", "__cxa_finalize", "__gmon_start__",
-	"__cyg_profile_func_enter", "__cyg_profile_func_exit", "__fentry__", "mcount",
+	"__cyg_profile_func_enter", "__cyg_profile_func_exit", "__fentry__", "mcount", "_mcount",
 	"dlopen", "dlmopen",
 };
 /* clang-format on */

@@ -217,7 +217,7 @@ static void ct_probe_hooks(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct ct_
 			p->finstrument = 1;
 		else if (!strcmp(name, "__fentry__"))
 			p->fentry = 1;
-		else if (!strcmp(name, "mcount"))
+		else if (!strcmp(name, "mcount") || !strcmp(name, "_mcount")) /* x86-64, aarch64 */
 			p->mcount = 1;
 	}
 }

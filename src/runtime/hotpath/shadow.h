@@ -89,19 +89,19 @@ static inline __attribute__((always_inline)) int ct_is_return_landing(uintptr_t 
  * the slot). The new frame keeps the real return address; the caller puts
  * where it returns to in the slot (ct_shadow_hijack). Returns the frame's
  * index. The fast hooks (built general-registers-only) and the full ones
- * share it.
+ * share it. ct_shadow_open_at: the frame's key sp and its return address
+ * apart (aarch64's -pg, whose return address is in the frame record).
  */
 static inline __attribute__((always_inline)) uint32_t
-ct_shadow_open(struct ct_thread *t, struct ct_shadow_frame *s, uint32_t d, uintptr_t *slot,
-	       uintptr_t fn, uintptr_t ci)
+ct_shadow_open_at(struct ct_thread *t, struct ct_shadow_frame *s, uint32_t d, uintptr_t sp,
+		  uintptr_t ret, uintptr_t fn, uintptr_t ci)
 {
-	uintptr_t sp = (uintptr_t)slot;
 	/* the common case: called by the innermost open call (or by a barrier) */
 	if (ct_unlikely(d && s[d - 1].sp <= sp && s[d - 1].fn < CT_PSEUDO_BASE)) {
 		while (d && s[d - 1].fn < CT_PSEUDO_BASE && s[d - 1].sp < sp)
 			d--;
 		if (d && s[d - 1].fn < CT_PSEUDO_BASE && s[d - 1].sp == sp &&
-		    !ct_is_return_landing(*slot))
+		    !ct_is_return_landing(ret))
 			while (d && s[d - 1].fn < CT_PSEUDO_BASE && s[d - 1].sp <= sp)
 				d--;
 	}
@@ -109,9 +109,16 @@ ct_shadow_open(struct ct_thread *t, struct ct_shadow_frame *s, uint32_t d, uintp
 	__asm__ volatile("" ::: "memory");
 	s[d].fn = fn;
 	s[d].sp = sp;
-	s[d].ret = *slot;
+	s[d].ret = ret;
 	s[d].ci = ci;
 	return d;
+}
+
+static inline __attribute__((always_inline)) uint32_t
+ct_shadow_open(struct ct_thread *t, struct ct_shadow_frame *s, uint32_t d, uintptr_t *slot,
+	       uintptr_t fn, uintptr_t ci)
+{
+	return ct_shadow_open_at(t, s, d, (uintptr_t)slot, *slot, fn, ci);
 }
 
 /* ct_shadow_open, the slot then going to the return trampoline. */

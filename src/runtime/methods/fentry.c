@@ -27,6 +27,7 @@
 #include "../../arch/relocate.h"
 #include "../../arch/patch.h"
 #if defined(__aarch64__)
+#include "../../arch/aarch64/prologue.h"
 #include "../../arch/aarch64/unwind.h"
 #endif
 
@@ -37,14 +38,15 @@ uintptr_t ct_fentry_exit(uintptr_t *slot, const uint64_t *regs) CT_HIDDEN;
 void ct_hook_finish(uint64_t status, uintptr_t *slot, uint64_t w1) CT_HIDDEN;
 
 /*
- * The entry of the function at fn whose return address is at slot; ci: what
- * to capture of its arguments (args.h), from the registers at regs.
+ * The entry of the function at fn whose return address is at slot, its frame
+ * known by key (the slot itself but on aarch64's -pg); ci: what to capture
+ * of its arguments (args.h), from the registers at regs.
  */
-static void ct_hijack_enter(uintptr_t *slot, uintptr_t fn, uint32_t method, uint16_t ci,
-			    const uint64_t *regs)
+static void ct_hijack_enter_at(uintptr_t *key, uintptr_t *slot, uintptr_t fn, uint32_t method,
+			       uint16_t ci, const uint64_t *regs)
 {
 	struct ct_thread *t = &ct_self;
-	uintptr_t sp = (uintptr_t)slot;
+	uintptr_t sp = (uintptr_t)key;
 	struct ct_shadow_frame *s = t->shadow;
 
 	if (ct_unlikely(!s) && !(s = ct_shadow_alloc(t, method)))
@@ -53,13 +55,20 @@ static void ct_hijack_enter(uintptr_t *slot, uintptr_t fn, uint32_t method, uint
 	uint32_t d = t->sdepth;
 	if (ct_unlikely(d >= t->scap))
 		return; /* nowhere to keep the return address: this call is not traced */
-	d = ct_shadow_hijack(t, s, d, slot, fn, ci);
+	d = ct_shadow_open_at(t, s, d, sp, *slot, fn, ci);
+	*slot = (uintptr_t)ct_return_trampoline;
 	if (gated) /* off: kept in the shadow stack only, for when it comes back on */
 		ct_paused_at(t, d);
 	else if (ci)
 		ct_emit_enter_args(fn, sp, ci, regs, (const uint64_t *)(slot + 1), s[d].ret);
 	else
 		ct_emit_event(CT_EV_ENTER, fn, sp);
+}
+
+static void ct_hijack_enter(uintptr_t *slot, uintptr_t fn, uint32_t method, uint16_t ci,
+			    const uint64_t *regs)
+{
+	ct_hijack_enter_at(slot, slot, fn, method, ci, regs);
 }
 
 void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs)
@@ -71,11 +80,23 @@ void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs)
 
 /*
  * -pg alone: the call site is after the prologue; the reader finds the
- * function around it. Arguments are not captured: the prologue ran.
+ * function around it. Arguments are not captured: the prologue ran. On
+ * aarch64 the slot is in the function's frame record (src/arch/aarch64/
+ * mcount.S), and the frame is known by its entry sp, as the patchable
+ * entries' (16 bytes below it), which its prologue says (prologue.c).
  */
 void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs)
 {
+#if defined(__aarch64__)
+	uintptr_t record = (uintptr_t)(slot - 1), size = ct_a64_mcount_frame(call_site);
+	uintptr_t entry_sp = record + size, caller_fp = slot[-1];
+	/* an sp at a call is 16-byte aligned; the caller's frame record, if any, is above it */
+	if (!size || entry_sp % 16 || (caller_fp && caller_fp < entry_sp))
+		return; /* a prologue we cannot read: not traced */
+	ct_hijack_enter_at((uintptr_t *)(entry_sp - 16), slot, call_site, CT_METHOD_MCOUNT, 0, regs);
+#else
 	ct_hijack_enter(slot, call_site, CT_METHOD_MCOUNT, 0, regs);
+#endif
 }
 
 /*

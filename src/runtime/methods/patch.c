@@ -272,7 +272,8 @@ static int ct_calls_hook(const struct ct_elf_map *m, const char *const *hooks, s
 /* Built with hooks of its own: -finstrument-functions, -pg (with or without -mfentry). */
 static int ct_has_hooks(const struct ct_elf_map *m)
 {
-	static const char *const hooks[] = { "__cyg_profile_func_enter", "__fentry__", "mcount" };
+	static const char *const hooks[] = { "__cyg_profile_func_enter", "__fentry__", "mcount",
+					     "_mcount" /* aarch64's */ };
 	return ct_calls_hook(m, hooks, CT_ARRAY_LEN(hooks));
 }
 
