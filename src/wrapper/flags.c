@@ -95,18 +95,24 @@ static void add_profiling(struct strv *out, const struct cmdline *cl, enum cc_fa
  * for it (ld: "creating DT_TEXTREL in a PIE"), and gcc refuses -mnop-mcount
  * there anyway. So PIC code keeps plain calls to __fentry__ (through the GOT,
  * for a preloaded runtime to interpose); other code gets recorded nops.
+ * aarch64 has no -mfentry: there -pg alone, whose _mcount call after the
+ * prologue the runtime serves (src/arch/aarch64/mcount.S).
  */
 static void add_fentry(struct strv *out, const struct cmdline *cl, const struct probe *p)
 {
 	bool pic = cl->pic >= 0 ? cl->pic : p->pic;
 
 	add_profiling(out, cl, p->family);
+#if defined(__aarch64__)
+	(void)pic;
+#else
 	strv_push(out, "-mfentry");
 	/* clang 14 takes -mrecord-mcount and -mnop-mcount on SystemZ only */
 	if (p->family == CC_GCC && !pic) {
 		strv_push(out, "-mrecord-mcount");
 		strv_push(out, "-mnop-mcount");
 	}
+#endif
 }
 
 /*

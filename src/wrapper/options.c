@@ -59,7 +59,8 @@ static void usage(void)
 	       "               code calls __fentry__). When compiling and linking in one\n"
 	       "               step the compiler proper gets -p instead of -pg (gcc: -Wp,-p;\n"
 	       "               clang: -Xclang -pg), so gprof's gcrt1.o is not linked and no\n"
-	       "               gmon.out is written.\n"
+	       "               gmon.out is written. On aarch64 (no -mfentry there): -pg\n"
+	       "               alone, the runtime's _mcount runs after each prologue.\n"
 	       "Nothing is added to links, preprocessing (-E, -M, -MM) or queries (--version,\n"
 	       "-v, -dumpversion, -dumpmachine, -print-*), nor to assembler-only commands.\n",
 	       ct_prog);
