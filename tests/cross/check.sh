@@ -33,7 +33,9 @@
 #   TEST_OUT=dir            default $BUILD/tests
 #   COMBOS="gcc-O0 ..."     default: gcc and clang at -O0/-O2 (finstrument),
 #                           gcc-O2-patchable clang-O0-patchable, gcc-O2-patch
-#                           clang-O0-patch
+#                           clang-O0-patch, gcc and clang at -O0/-O2 with plain
+#                           -pg (mcount), gcc-O2-fentry (calltrace-cc
+#                           --method=fentry, which is -pg there too)
 #   JOBS=2                  jobs at a time
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -51,7 +53,8 @@ FILTER=${1:-}
 T_READ=${T_READ:-60}
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 PY=${PY:-python3}
-COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O2-patchable clang-O0-patchable gcc-O2-patch clang-O0-patch}
+COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O2-patchable clang-O0-patchable gcc-O2-patch clang-O0-patch
+	gcc-O0-mcount gcc-O2-mcount clang-O0-mcount clang-O2-mcount gcc-O2-fentry}
 export ROOT OUT PY CT
 export XDG_CACHE_HOME=$OUT/cache
 # The target's libraries come from the multiarch packages (install-deps.sh
