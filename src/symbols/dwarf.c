@@ -11,6 +11,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -127,12 +128,16 @@ void ct_dwarf_system_functions(const char *path, void (*fn)(void *, uint64_t), v
 	}
 }
 
+static uint64_t ct_past_entry_nops(Dwarf *dbg, uint64_t addr);
+
 /* "file.c:42" for the instruction at ELF address addr of path; 0 if unknown. */
 int ct_dwarf_srcline(const char *path, uint64_t addr, char *buf, size_t len)
 {
 	Dwarf *dbg = path ? ct_dwarf_for(path) : NULL;
 	Dwarf_Die cu;
 	int line = 0;
+	if (dbg)
+		addr = ct_past_entry_nops(dbg, addr);
 	if (!dbg || !ct_cu_for(dbg, addr, &cu))
 		return 0;
 	Dwarf_Line *l = dwarf_getsrc_die(&cu, addr);
@@ -281,6 +286,40 @@ static int ct_subprogram_at(Dwarf_Die *unit, uint64_t addr, Dwarf_Die *fn)
 }
 
 /*
+ * A function's address in its patchable entry's nops on aarch64, where gcc
+ * emits them (after "bti c") before the function's own DWARF: its
+ * subprogram and its first line row start 8 or 12 bytes on, and the nops
+ * are left in the rows of whatever came before (the end of the previous
+ * function, often an inlined header's line). The function's address then
+ * stands for where its DWARF starts. x86-64's nops are inside the function.
+ */
+static uint64_t ct_past_entry_nops(Dwarf *dbg, uint64_t addr)
+{
+	Elf *elf = dwarf_getelf(dbg);
+	GElf_Ehdr eh;
+	Dwarf_Die cu, unit, fn;
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_AARCH64)
+		return addr;
+	if (ct_unit_at(dbg, addr, &cu)) {
+		unit = cu;
+		ct_split_unit(&unit);
+		if (ct_subprogram_at(&unit, addr, &fn))
+			return addr; /* in a function's DWARF: nothing to skip */
+	}
+	for (uint64_t skip = 4; skip <= 12; skip += 4) { /* nop, nop; bti c, nop, nop */
+		Dwarf_Addr lo;
+		if (!ct_unit_at(dbg, addr + skip, &cu))
+			continue;
+		unit = cu;
+		ct_split_unit(&unit);
+		if (ct_subprogram_at(&unit, addr + skip, &fn) && dwarf_lowpc(&fn, &lo) == 0 &&
+		    lo == addr + skip)
+			return lo;
+	}
+	return addr;
+}
+
+/*
  * Where fn is declared: decl_file and decl_line, each taken from fn or what
  * it points to (DW_AT_specification: a C++ method's declaration in its class,
  * when the definition does not repeat them; DW_AT_abstract_origin: the inline
@@ -335,6 +374,8 @@ int ct_dwarf_defline(const char *path, uint64_t addr, char *buf, size_t len)
 {
 	Dwarf *dbg = path ? ct_dwarf_for(path) : NULL;
 	Dwarf_Die cu, unit, fn;
+	if (dbg)
+		addr = ct_past_entry_nops(dbg, addr);
 	if (!dbg || !ct_unit_at(dbg, addr, &cu))
 		return 0;
 	unit = cu;
