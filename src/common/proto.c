@@ -90,6 +90,8 @@ static int ct_size_ok(char type, long size)
 		return size == 1 || size == 2 || size == 4 || size == 8;
 	case 'f':
 		return size == 2 || size == 4 || size == 8 || size == 16;
+	case 'F':
+		return size == 16;
 	default: /* 'S': any size, kept as at most 255 (only small structs are shown) */
 		return 1;
 	}
@@ -114,6 +116,7 @@ static int ct_type(struct ct_pcur *c, struct ct_pvalue *v)
 	case 'i':
 	case 'u':
 	case 'f':
+	case 'F':
 	case 'e':
 	case 'S':
 		break;
@@ -131,7 +134,7 @@ static int ct_type(struct ct_pcur *c, struct ct_pvalue *v)
 	return 0;
 }
 
-/* One LOC; at return only rax, rdx, xmm0, xmm1 and memory exist. */
+/* One LOC; at return only rax, rdx (x0, x1), xmm0-1 (v0-v3) and memory exist. */
 static int ct_loc(struct ct_pcur *c, struct ct_ploc *l, int ret)
 {
 	int k = ct_peek(c);
@@ -141,10 +144,12 @@ static int ct_loc(struct ct_pcur *c, struct ct_ploc *l, int ret)
 	c->s++;
 	switch (k) {
 	case 'r':
-		max = ret ? 1 : 5;
+		max = ret ? 1 : CT_CAPTURE_MAX_INT - 1;
 		break;
 	case 'x':
-		max = ret ? 1 : 7;
+	case 'w':
+	case 'q':
+		max = ret ? 3 : 7;
 		break;
 	case 's':
 		max = ret ? -1 : 255;
@@ -168,11 +173,14 @@ static int ct_value(struct ct_pcur *c, struct ct_pvalue *v, int ret)
 	if (ct_type(c, v) || !ct_eat(c, '@') || ct_loc(c, &v->locs[0], ret))
 		return -1;
 	v->nlocs = 1;
-	if (v->locs[0].kind == 'm' || !ct_eat(c, '+'))
+	if (v->locs[0].kind == 'm')
 		return 0;
-	if (ct_loc(c, &v->locs[1], ret) || v->locs[1].kind == 'm')
-		return -1;
-	v->nlocs = 2;
+	while (ct_eat(c, '+')) {
+		struct ct_ploc *l = &v->locs[v->nlocs];
+		if (v->nlocs == CT_PROTO_MAX_LOCS || ct_loc(c, l, ret) || l->kind == 'm')
+			return -1;
+		v->nlocs++;
+	}
 	return 0;
 }
 
@@ -239,19 +247,29 @@ bad:
 /* What the return trampoline keeps for this value. */
 static uint8_t ct_ret_kind(const struct ct_pvalue *v)
 {
-	int nr = 0, nx = 0;
+	int nr = 0, nx = 0, wide = 0, last = 0;
 	if (!v->type || !v->nlocs || v->locs[0].kind == 'm')
 		return CT_RET_NONE;
 	if (v->type == 's' && v->locs[0].kind == 'r' && v->locs[0].n == 0)
 		return CT_RET_STR; /* rax, and the string it points to */
 	for (int i = 0; i < v->nlocs; i++) {
+		int vec =
+			v->locs[i].kind == 'x' || v->locs[i].kind == 'w' || v->locs[i].kind == 'q';
 		nr += v->locs[i].kind == 'r';
-		nx += v->locs[i].kind == 'x';
+		nx += vec;
+		wide |= v->locs[i].kind == 'q';
+		if (vec && v->locs[i].n + 1 > last)
+			last = v->locs[i].n + 1; /* the registers up to the last one named */
 	}
+	if (wide)
+		return (uint8_t)(CT_RET_WIDE1 + last - 1);
 	if (nr && nx)
 		return CT_RET_MIXED;
 	if (nx)
-		return nx == 2 ? CT_RET_SSE2 : CT_RET_SSE;
+		return last == 4   ? CT_RET_SSE4
+		       : last == 3 ? CT_RET_SSE3
+		       : last == 2 ? CT_RET_SSE2
+				   : CT_RET_SSE;
 	return nr == 2 ? CT_RET_INT2 : CT_RET_INT;
 }
 
@@ -260,18 +278,22 @@ int ct_proto_capture(const struct ct_proto *p, struct ct_capture *c)
 	memset(c, 0, sizeof(*c));
 	for (int i = 0; i < p->nparams && i < CT_PROTO_MAX_PARAMS; i++) {
 		const struct ct_pvalue *v = &p->params[i].v;
-		for (int j = 0; j < v->nlocs && j < 2; j++) {
+		for (int j = 0; j < v->nlocs && j < CT_PROTO_MAX_LOCS; j++) {
 			const struct ct_ploc *l = &v->locs[j];
 			unsigned need = l->n + 1u;
-			if (l->kind == 'r' && l->n < 6 && need > c->nint)
+			int vec = l->kind == 'x' || l->kind == 'w' || l->kind == 'q';
+			if (l->kind == 'r' && l->n < CT_CAPTURE_MAX_INT && need > c->nint)
 				c->nint = (uint8_t)need;
-			else if (l->kind == 'x' && l->n < 8 && need > c->nsse)
+			else if (vec && l->n < 8 && need > c->nsse)
 				c->nsse = (uint8_t)need;
 			else if (l->kind == 's' && need > c->nstack)
 				c->nstack = need > CT_CAPTURE_MAX_STACK ? CT_CAPTURE_MAX_STACK
 									: (uint8_t)need;
 		}
-		if (v->type == 's' && v->nlocs && v->locs[0].kind == 'r' && v->locs[0].n < 6)
+		for (int j = 0; j < v->nlocs && j < CT_PROTO_MAX_LOCS; j++)
+			c->wide |= v->locs[j].kind == 'q';
+		if (v->type == 's' && v->nlocs && v->locs[0].kind == 'r' &&
+		    v->locs[0].n < CT_CAPTURE_MAX_INT)
 			c->strs |= (uint8_t)(1u << v->locs[0].n);
 	}
 	c->ret = ct_ret_kind(&p->ret);

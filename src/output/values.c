@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Captured values as text (values.h). A value is first gathered as the
- * bytes of its eightbytes, each from the register or stack word the
- * prototype names, so a struct split over an integer and an SSE register
- * reads like the struct in memory; then shown by its type (scalars by
- * values_text.c).
+ * bytes of its eightbytes (or an HFA's members), each from the register or
+ * stack word the prototype names, so a struct split over an integer and an
+ * SSE register reads like the struct in memory; then shown by its type
+ * (scalars by values_text.c).
  */
 #include <string.h>
 
@@ -71,6 +71,8 @@ static size_t ct_scalar_bytes(char type, unsigned size)
 		return size && size <= 8 && !(size & (size - 1)) ? size : 0;
 	case 'f':
 		return size == 16 ? 10 : size == 2 || size == 4 || size == 8 ? size : 0;
+	case 'F':
+		return size == 16 ? 16 : 0;
 	default:
 		return 0;
 	}
@@ -108,6 +110,9 @@ static void ct_put_scalar(struct ct_vout *o, char type, unsigned size, const cha
 		break;
 	case 'f':
 		ct_vput_fp(o, b, size);
+		break;
+	case 'F':
+		ct_vput_quad(o, b);
 		break;
 	case 'e':
 		ct_put_enum(o, b, size, body ? body : "", body ? blen : 0);
@@ -175,17 +180,22 @@ static void ct_put_struct(struct ct_vout *o, const char *body, size_t blen, cons
 
 /* ---- values ---------------------------------------------------------------------------- */
 
-static int ct_word(const struct ct_captured *c, const struct ct_ploc *l, uint64_t *w)
+/* The bytes a LOC holds into b (room for 16): how many; 0 if the capture does not have them. */
+static size_t ct_loc_bytes(const struct ct_captured *c, const struct ct_ploc *l, uint8_t *b)
 {
-	if (l->kind == 'r' && c->ints && l->n < c->nint && l->n < 6)
-		*w = c->ints[l->n];
-	else if (l->kind == 'x' && c->sse && l->n < c->nsse && l->n < 8)
-		*w = c->sse[l->n];
+	const uint64_t *w;
+	size_t n = l->kind == 'w' ? 4 : l->kind == 'q' ? 16 : 8;
+	if (l->kind == 'r' && c->ints && l->n < c->nint && l->n < CT_CAPTURE_MAX_INT)
+		w = &c->ints[l->n];
 	else if (l->kind == 's' && c->stack && l->n < c->nstack)
-		*w = c->stack[l->n];
+		w = &c->stack[l->n];
+	else if (strchr("xwq", l->kind) && c->sse && l->n < c->nsse && l->n < 8 &&
+		 (c->wide || l->kind != 'q'))
+		w = &c->sse[c->wide ? 2 * l->n : l->n]; /* wide: its low, then its high half */
 	else
 		return 0;
-	return 1;
+	memcpy(b, w, n);
+	return n;
 }
 
 /* The string an integer register pointed to, as the capture kept it. */
@@ -204,9 +214,9 @@ static void ct_put_captured_str(struct ct_vout *o, const struct ct_captured_str 
 
 static void ct_put_value(struct ct_vout *o, const struct ct_pvalue *v, const struct ct_captured *c)
 {
-	uint8_t b[16] = { 0 };
-	uint64_t w;
-	int n = v->nlocs < 2 ? v->nlocs : 2;
+	uint8_t b[16 * CT_PROTO_MAX_LOCS] = { 0 };
+	size_t len = 0, got;
+	int n = v->nlocs < CT_PROTO_MAX_LOCS ? v->nlocs : CT_PROTO_MAX_LOCS;
 	if (v->type == 'S' && v->body && !v->body_len) {
 		ct_vputs(o, "{}"); /* an empty class: passed in nothing */
 		return;
@@ -216,21 +226,21 @@ static void ct_put_value(struct ct_vout *o, const struct ct_pvalue *v, const str
 		return;
 	}
 	for (int i = 0; i < n; i++) {
-		if (!ct_word(c, &v->locs[i], &w)) {
+		if (!(got = ct_loc_bytes(c, &v->locs[i], b + len))) {
 			ct_vputs(o, "?");
 			return;
 		}
-		memcpy(b + 8 * i, &w, 8);
+		len += got;
 	}
 	if (!n) {
 		ct_vputs(o, "?");
-	} else if (v->type == 's' && v->locs[0].kind == 'r' && v->locs[0].n < 6 &&
+	} else if (v->type == 's' && v->locs[0].kind == 'r' && v->locs[0].n < CT_CAPTURE_MAX_INT &&
 		   (c->strs & (1u << v->locs[0].n))) {
 		ct_put_captured_str(o, &c->str[v->locs[0].n], ct_vload(b, 8));
 	} else if (v->type == 'S') {
-		ct_put_struct(o, v->body, v->body_len, b, (size_t)(8 * n));
+		ct_put_struct(o, v->body, v->body_len, b, len);
 	} else {
-		ct_put_scalar(o, v->type, v->size, v->body, v->body_len, b, (size_t)(8 * n));
+		ct_put_scalar(o, v->type, v->size, v->body, v->body_len, b, len);
 	}
 }
 

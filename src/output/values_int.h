@@ -26,6 +26,10 @@ uint64_t ct_vload(const uint8_t *b, unsigned size);
 void ct_vput_int(struct ct_vout *o, const uint8_t *b, unsigned size, int is_signed);
 /* A float of size 2, 4, 8 or 16 (x87 extended) bytes at b. */
 void ct_vput_fp(struct ct_vout *o, const uint8_t *b, unsigned size);
+/* An IEEE binary128 at b (aarch64's long double), the same text on every host (values_quad.c). */
+void ct_vput_quad(struct ct_vout *o, const uint8_t *b);
+/* An x87 extended at b (10 bytes), as an x86-64 host writes it (values_quad.c). */
+void ct_vput_x87(struct ct_vout *o, const uint8_t *b);
 /* One byte as C writes it in a literal quoted by quote. */
 void ct_vput_escaped(struct ct_vout *o, unsigned char ch, char quote);
 /* n bytes in double quotes, escaped; valid UTF-8 as it is. */

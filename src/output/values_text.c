@@ -158,9 +158,13 @@ void ct_vput_fp(struct ct_vout *o, const uint8_t *b, unsigned size)
 		memcpy(&d, b, 8);
 		ct_put_float(o, d, 8);
 	} else {
+#if defined(__x86_64__) || defined(__i386__)
 		long double ld = 0; /* x87 extended: 10 bytes of the 16 */
 		memcpy(&ld, b, 10);
 		ct_put_float(o, ld, 16);
+#else
+		ct_vput_x87(o, b); /* this machine's long double is another */
+#endif
 	}
 }
 

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Prototypes from DWARF (protos.h): every subprogram with code, its
- * parameters placed in registers and stack words as the SysV x86-64 ABI
- * places them (protos_abi.c classifies the types, protos_text.c writes
- * them), in the text form of common/proto.h. Split DWARF is read through
- * libdw, which finds the split unit of each skeleton in a .dwo (or, from
- * elfutils 0.191 on, a .dwp; before, protos_dwp.c reads the package); the
- * skeleton only gives the addresses.
+ * parameters placed in registers and stack words as the file's calling
+ * convention places them (SysV x86-64: protos_abi.c classifies the types,
+ * protos_text.c writes them; AAPCS64 for an aarch64 file: protos_aapcs64.c),
+ * in the text form of common/proto.h. Split DWARF is read through libdw,
+ * which finds the split unit of each skeleton in a .dwo (or, from elfutils
+ * 0.191 on, a .dwp; before, protos_dwp.c reads the package); the skeleton
+ * only gives the addresses.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -34,6 +35,7 @@
 
 /* The state of one prototype being written. */
 struct ct_proto_w {
+	const struct ct_cc *cc; /* the file's calling convention */
 	struct ct_sb *b;
 	struct ct_regs r;
 	size_t room; /* bytes the params may take (the return value's are kept) */
@@ -103,22 +105,16 @@ static int ct_counts(struct ct_proto_w *w, Dwarf_Die *p)
  * location for the whole function holds from its entry only from clang
  * (exact).
  */
-static int ct_moved(Dwarf_Die *param, const struct ct_ploc *l, Dwarf_Addr entry, int exact)
+static int ct_moved(const struct ct_cc *cc, Dwarf_Die *param, const struct ct_ploc *l,
+		    Dwarf_Addr entry, int exact)
 {
-#if defined(__aarch64__) /* the plugin reads the DWARF of its own target */
-	static const uint8_t gpr[6] = { 0, 1, 2, 3, 4, 5 }; /* DWARF's x0-x5 */
-	const unsigned vec0 = 64;			    /* v0 */
-#else
-	static const uint8_t gpr[6] = { 5, 4, 1, 2, 8, 9 }; /* DWARF's rdi rsi rdx rcx r8 r9 */
-	const unsigned vec0 = 17;			    /* xmm0 */
-#endif
 	Dwarf_Attribute at;
 	Dwarf_Op *expr;
 	size_t len;
 	unsigned reg;
 	if (dwarf_hasattr(param, DW_AT_const_value))
 		return 1;
-	if (!l || (l->kind != 'r' && l->kind != 'x') || !dwarf_attr(param, DW_AT_location, &at))
+	if (!l || !strchr("rxwq", l->kind) || !dwarf_attr(param, DW_AT_location, &at))
 		return 0;
 	/* one expression for the whole function: gcc's may not hold at entry (before the moves) */
 	int form = dwarf_whatform(&at);
@@ -132,7 +128,7 @@ static int ct_moved(Dwarf_Die *param, const struct ct_ploc *l, Dwarf_Addr entry,
 		reg = (unsigned)expr[0].number;
 	else
 		return 0; /* on the stack, or an expression */
-	return reg != (l->kind == 'r' ? gpr[l->n % 6] : vec0 + l->n);
+	return reg != (l->kind == 'r' ? cc->gpr[l->n % cc->ngpr] : cc->dwarf_vec0 + l->n);
 }
 
 /*
@@ -166,7 +162,7 @@ static int ct_param(struct ct_proto_w *w, Dwarf_Die *p)
 	Dwarf_Attribute at;
 	Dwarf_Die type;
 	struct ct_abi a;
-	struct ct_ploc l[2];
+	struct ct_ploc l[CT_MAX_LOCS];
 	const char *name = dwarf_formstring(dwarf_attr_integrate(p, DW_AT_name, &at));
 	int has = ct_die_type(p, &type), artificial = dwarf_hasattr_integrate(p, DW_AT_artificial);
 	w->seen++;
@@ -175,16 +171,16 @@ static int ct_param(struct ct_proto_w *w, Dwarf_Die *p)
 	w->named += !artificial;
 	if (w->n == CT_PROTO_MAX_PARAMS)
 		return 0;
-	ct_type_abi(has ? &type : NULL, &a);
+	w->cc->type_abi(has ? &type : NULL, &a);
 	if (a.is_void) /* no type: a pointer-sized word is the best guess */
 		a = (struct ct_abi){ .size = 8, .align = 8, .cls = { CT_INTEGER } };
 	if (w->n == 0 && artificial && a.cls[0] == CT_INTEGER)
 		name = "this";
-	int n = ct_place(&w->r, &a, l);
+	int n = w->cc->place(&w->r, &a, l);
 	if (n < 0)
 		return 0;
 	Dwarf_Die *own = ct_concrete(w, p);
-	w->moved |= own && ct_moved(own, n == 1 ? &l[0] : NULL, w->entry, w->exact);
+	w->moved |= own && ct_moved(w->cc, own, n == 1 ? &l[0] : NULL, w->entry, w->exact);
 	name = ct_param_name(w, &pb, name);
 	if (!has)
 		ct_sb_put(&pb, "p");
@@ -257,7 +253,8 @@ static int ct_is_c(Dwarf_Die *cu)
  * (CT_PROTO_MAX_TEXT + 1 bytes). "|" when the compiler changed the
  * signature: the parameters, and the return value, are not what DWARF says.
  */
-static void ct_proto_text(Dwarf_Die *fn, Dwarf_Die *cu, Dwarf_Addr entry, char *out)
+static void ct_proto_text(const struct ct_cc *cc, Dwarf_Die *fn, Dwarf_Die *cu, Dwarf_Addr entry,
+			  char *out)
 {
 	char ret[CT_PROTO_MAX_TEXT + 1] = "";
 	struct ct_sb rb = { ret, CT_PROTO_MAX_TEXT / 2, 0, 0 };
@@ -267,11 +264,12 @@ static void ct_proto_text(Dwarf_Die *fn, Dwarf_Die *cu, Dwarf_Addr entry, char *
 	int hidden, variadic;
 	memset(&w, 0, sizeof(w));
 	out[0] = 0;
-	ct_ret_text(&rb, fn, &hidden);
+	w.cc = cc;
+	cc->ret_text(&rb, fn, &hidden);
 	if (rb.over)
 		ret[0] = rb.len = 0;
 	w.b = &b;
-	w.r.gpr = hidden ? 1 : 0; /* the hidden pointer to the return value takes rdi */
+	w.r.gpr = hidden ? 1 : 0; /* the hidden pointer to the return value takes rdi (SysV) */
 	w.room = CT_PROTO_MAX_TEXT - 1 - rb.len;
 	w.kr = ct_is_c(cu) && !dwarf_hasattr_integrate(fn, DW_AT_prototyped);
 	w.entry = entry;
@@ -291,6 +289,7 @@ static void ct_proto_text(Dwarf_Die *fn, Dwarf_Die *cu, Dwarf_Addr entry, char *
 /* ---- the walk -------------------------------------------------------------------------- */
 
 struct ct_walk {
+	const struct ct_cc *cc;
 	ct_dwarf_proto_fn cb;
 	void *ctx;
 	Dwarf_Die cu;
@@ -342,7 +341,7 @@ static void ct_subprogram(struct ct_walk *w, Dwarf_Die *fn)
 	if (ct_is_clone(&w->clones, addr))
 		strcpy(text, "|"); /* its parameters are not the ones DWARF has */
 	else
-		ct_proto_text(fn, &w->cu, addr, text);
+		ct_proto_text(w->cc, fn, &w->cu, addr, text);
 	w->cb(w->ctx, addr, name, text);
 	w->count++;
 }
@@ -423,6 +422,7 @@ int ct_dwarf_protos(const char *path, ct_dwarf_proto_fn cb, void *ctx)
 	}
 	Elf *elf = dwarf_getelf(dbg);
 	w.linked = elf && gelf_getehdr(elf, &eh) && eh.e_type != ET_REL;
+	w.cc = ct_cc_of(elf && gelf_getehdr(elf, &eh) ? eh.e_machine : EM_X86_64);
 	ct_clones_read(elf, &w.clones);
 	while (dwarf_get_units(dbg, cu, &cu, &version, &type, &cudie, &subdie) == 0) {
 		if (type == DW_UT_skeleton && !subdie.addr) {

@@ -70,12 +70,12 @@ uint64_t ct_type_size(Dwarf_Die *t)
 	}
 }
 
-static int ct_is_static_member(Dwarf_Die *m)
+int ct_is_static_member(Dwarf_Die *m)
 {
 	return dwarf_hasattr(m, DW_AT_external) || dwarf_hasattr(m, DW_AT_declaration);
 }
 
-static unsigned ct_type_align(Dwarf_Die *t, int depth)
+unsigned ct_type_align(Dwarf_Die *t, int depth)
 {
 	Dwarf_Die sub, mt;
 	unsigned align = 1;
@@ -293,7 +293,7 @@ static int ct_nontrivial_member(Dwarf_Die *fn, const char *cls)
 }
 
 /* A class passed by invisible reference: a non-trivial copy or move constructor or destructor. */
-static int ct_byref(Dwarf_Die *t, int depth)
+int ct_byref(Dwarf_Die *t, int depth)
 {
 	Dwarf_Die m, mt;
 	Dwarf_Attribute at;
@@ -326,7 +326,7 @@ static int ct_byref(Dwarf_Die *t, int depth)
 }
 
 /* No data: no member but of empty classes, no base but empty ones (no vtable pointer). */
-static int ct_is_empty(Dwarf_Die *t, int depth)
+int ct_is_empty(Dwarf_Die *t, int depth)
 {
 	Dwarf_Die m, mt;
 	if (depth > CT_TYPE_DEPTH || dwarf_child(t, &m) != 0)

@@ -28,7 +28,36 @@ struct ct_abi {
 	uint8_t x87;	 /* long double alone (or complex): stack words, returned in st0 */
 	uint8_t byref;	 /* C++, not trivial for calls: a hidden pointer, both ways */
 	uint8_t empty;	 /* C++ empty class (or C empty struct): passed in nothing */
+	/* AAPCS64 (protos_aapcs64.c) */
+	uint8_t nvec;	  /* in vector registers: a float, a vector, an HFA/HVA's members (1-4) */
+	uint8_t vec_size; /* the bytes of each (2, 4, 8, 16) */
+	uint8_t quad;	  /* long double is IEEE binary128 (TYPE F16), not x87's */
+	uint8_t vector;	  /* a short vector (or an HVA): shown opaque */
 };
+
+#define CT_MAX_LOCS 4 /* LOCs of one value: an HFA of four members */
+
+/*
+ * A calling convention: how it passes a type (ct_abi), where an argument is
+ * at entry (the LOCs, their number; 0: nowhere, -1: cut) and its return
+ * value's RET text (*hidden: a pointer to the result takes the first integer
+ * register); the DWARF numbers of its argument registers. The ELF file's
+ * machine chooses (ct_cc_of), whatever the machine reading it.
+ */
+struct ct_regs;
+struct ct_sb;
+struct ct_cc {
+	void (*type_abi)(Dwarf_Die *type, struct ct_abi *a);
+	int (*place)(struct ct_regs *r, const struct ct_abi *a, struct ct_ploc l[CT_MAX_LOCS]);
+	void (*ret_text)(struct ct_sb *b, Dwarf_Die *fn, int *hidden);
+	uint8_t ngpr;	    /* integer argument registers */
+	uint8_t gpr[8];	    /* their DWARF numbers */
+	uint8_t dwarf_vec0; /* the first vector register's */
+};
+
+extern const struct ct_cc ct_cc_sysv, ct_cc_aapcs64;
+/* The convention of an ELF e_machine (EM_AARCH64: AAPCS64; else SysV x86-64). */
+const struct ct_cc *ct_cc_of(unsigned e_machine);
 
 #define CT_TYPE_DEPTH 16 /* nesting followed, against loops in broken DWARF */
 
@@ -39,8 +68,14 @@ int ct_peel(Dwarf_Die *in, Dwarf_Die *out);
 int ct_is_aggregate(int tag);
 uint64_t ct_type_size(Dwarf_Die *peeled);
 int ct_is_long_double(Dwarf_Die *peeled);
-/* The ABI of a type (NULL: void). */
+/* The ABI of a type (NULL: void), by SysV x86-64. */
 void ct_type_abi(Dwarf_Die *type, struct ct_abi *a);
+/* Shared by the conventions: a (peeled) type's alignment; a class C++ passes by invisible
+ * reference (not trivial for calls); a class without data; a static data member. */
+unsigned ct_type_align(Dwarf_Die *peeled, int depth);
+int ct_byref(Dwarf_Die *peeled, int depth);
+int ct_is_empty(Dwarf_Die *peeled, int depth);
+int ct_is_static_member(Dwarf_Die *member);
 uint64_t ct_udata(Dwarf_Die *die, int name, uint64_t dflt);
 
 /* ---- protos_dwp.c: split units from a package (prog.dwp), when libdw does not read it ---- */
@@ -91,13 +126,13 @@ struct ct_regs {
 
 /* A C identifier (names of the text must be). */
 int ct_is_ident(const char *s);
-/* Where an argument is at entry; the number of LOCs (0: nowhere, an empty class); -1: cut. */
-int ct_place(struct ct_regs *r, const struct ct_abi *a, struct ct_ploc l[2]);
+/* Where an argument is at entry (SysV); the number of LOCs (0: nowhere, an empty class); -1: cut. */
+int ct_place(struct ct_regs *r, const struct ct_abi *a, struct ct_ploc l[CT_MAX_LOCS]);
 /* "@r0+x1", "@m" for no LOC. */
 void ct_locs_text(struct ct_sb *b, const struct ct_ploc *l, int n);
 /* TYPE of a parameter or return value (a class passed by reference is its pointer). */
 void ct_value_type(struct ct_sb *b, Dwarf_Die *type, const struct ct_abi *a);
-/* RET of function fn; *hidden if it is returned through a pointer passed in rdi. */
+/* RET of function fn (SysV); *hidden if it is returned through a pointer passed in rdi. */
 void ct_ret_text(struct ct_sb *b, Dwarf_Die *fn, int *hidden);
 
 #endif

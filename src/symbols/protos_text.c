@@ -14,7 +14,13 @@
 
 #define CT_ENUM_BODY_MAX 1024 /* an enum's enumerators, cut beyond */
 
-static int ct_type_text(struct ct_sb *b, Dwarf_Die *t, int field);
+/* How a type is written: a field of a struct; long double as binary128; structs described up to */
+struct ct_tt {
+	int field, quad;
+	uint64_t body_max;
+};
+
+static int ct_type_text(struct ct_sb *b, Dwarf_Die *t, struct ct_tt how);
 
 int ct_is_ident(const char *s)
 {
@@ -81,7 +87,7 @@ static void ct_enum_text(struct ct_sb *b, Dwarf_Die *t)
 }
 
 /* "{x:i4+0;y:i4+4}" for a struct of at most 16 bytes whose fields are all scalars; 0 if not. */
-static int ct_struct_body(struct ct_sb *b, Dwarf_Die *t)
+static int ct_struct_body(struct ct_sb *b, Dwarf_Die *t, int quad)
 {
 	char body[512] = "";
 	struct ct_sb fb = { body, sizeof(body) - 1, 0, 0 };
@@ -101,7 +107,7 @@ static int ct_struct_body(struct ct_sb *b, Dwarf_Die *t)
 			return 0;
 		uint64_t off = ct_udata(&m, DW_AT_data_member_location, 0);
 		ct_sb_putf(&fb, "%s%s:", fb.len ? ";" : "", name);
-		if (ct_type_text(&fb, &mt, 1) == 'S')
+		if (ct_type_text(&fb, &mt, (struct ct_tt){ 1, quad, 0 }) == 'S')
 			return 0;
 		ct_sb_putf(&fb, "+%llu", (unsigned long long)off);
 	} while (dwarf_siblingof(&m, &m) == 0);
@@ -121,7 +127,7 @@ static int ct_is_char(Dwarf_Die *t)
 	       (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char || enc == DW_ATE_UTF);
 }
 
-static int ct_base_text(struct ct_sb *b, Dwarf_Die *t)
+static int ct_base_text(struct ct_sb *b, Dwarf_Die *t, int quad)
 {
 	unsigned size = (unsigned)ct_type_size(t);
 	switch (ct_udata(t, DW_AT_encoding, 0)) {
@@ -150,6 +156,10 @@ static int ct_base_text(struct ct_sb *b, Dwarf_Die *t)
 		}
 		break;
 	case DW_ATE_float:
+		if (quad && ct_is_long_double(t)) { /* AAPCS64's: IEEE binary128 */
+			ct_sb_put(b, "F16");
+			return 'F';
+		}
 		if (size == 2 || size == 4 || size == 8 || ct_is_long_double(t)) {
 			ct_sb_putf(b, "f%u", size);
 			return 'f';
@@ -172,13 +182,14 @@ static int ct_base_text(struct ct_sb *b, Dwarf_Die *t)
  * struct (field) a char pointer is a plain pointer (its string is not
  * captured) and a struct is not described.
  */
-static int ct_type_text(struct ct_sb *b, Dwarf_Die *t, int field)
+static int ct_type_text(struct ct_sb *b, Dwarf_Die *t, struct ct_tt how)
 {
+	int field = how.field;
 	Dwarf_Die target;
 	uint64_t size = ct_type_size(t);
 	switch (dwarf_tag(t)) {
 	case DW_TAG_base_type:
-		return ct_base_text(b, t);
+		return ct_base_text(b, t, how.quad);
 	case DW_TAG_pointer_type:
 		if (!field && ct_die_type(t, &target) && ct_is_char(&target)) {
 			ct_sb_put(b, "s");
@@ -192,8 +203,8 @@ static int ct_type_text(struct ct_sb *b, Dwarf_Die *t, int field)
 	case DW_TAG_class_type:
 	case DW_TAG_union_type:
 		ct_sb_putf(b, "S%llu", (unsigned long long)size);
-		if (!field && size && size <= 16)
-			ct_struct_body(b, t);
+		if (!field && size && size <= how.body_max)
+			ct_struct_body(b, t, how.quad);
 		return 'S';
 	case DW_TAG_ptr_to_member_type:
 		if (size == 8)
@@ -215,7 +226,7 @@ static int ct_type_text(struct ct_sb *b, Dwarf_Die *t, int field)
 /* ---- places ---------------------------------------------------------------------------- */
 
 /* A value in stack words, aligned as its type asks; -1 past what LOC can say. */
-static int ct_on_stack(struct ct_regs *r, const struct ct_abi *a, struct ct_ploc l[2])
+static int ct_on_stack(struct ct_regs *r, const struct ct_abi *a, struct ct_ploc l[CT_MAX_LOCS])
 {
 	uint64_t words = a->size ? (a->size + 7) / 8 : 1;
 	if (a->align > 8 && r->sw % 2)
@@ -229,7 +240,7 @@ static int ct_on_stack(struct ct_regs *r, const struct ct_abi *a, struct ct_ploc
 }
 
 /* Where an argument is at entry; the number of LOCs (0: nowhere, an empty class); -1: cut. */
-int ct_place(struct ct_regs *r, const struct ct_abi *a, struct ct_ploc l[2])
+int ct_place(struct ct_regs *r, const struct ct_abi *a, struct ct_ploc l[CT_MAX_LOCS])
 {
 	int ni = 0, ns = 0, n = a->size > 8 ? 2 : 1;
 	if (a->empty)
@@ -276,8 +287,10 @@ void ct_value_type(struct ct_sb *b, Dwarf_Die *type, const struct ct_abi *a)
 		ct_sb_put(b, "p");
 	else if (a->empty)
 		ct_sb_putf(b, "S%llu{}", (unsigned long long)a->size);
-	else if (ct_peel(type, &t))
-		ct_type_text(b, &t, 0);
+	else if (a->vector)
+		ct_sb_putf(b, "S%llu", (unsigned long long)a->size); /* not described */
+	else if (ct_peel(type, &t)) /* an HFA of up to four doubles is described too */
+		ct_type_text(b, &t, (struct ct_tt){ 0, a->quad, a->nvec > 1 ? 32 : 16 });
 }
 
 /* RET: rax, rdx for INTEGER eightbytes, xmm0, xmm1 for SSE ones; *hidden if through memory. */
@@ -336,3 +349,13 @@ void ct_sb_putf(struct ct_sb *b, const char *fmt, ...)
 	}
 	b->len += (size_t)n;
 }
+
+/* The SysV x86-64 convention (protos_abi.c classifies): rdi rsi rdx rcx r8 r9, xmm0 at 17. */
+const struct ct_cc ct_cc_sysv = {
+	.type_abi = ct_type_abi,
+	.place = ct_place,
+	.ret_text = ct_ret_text,
+	.ngpr = 6,
+	.gpr = { 5, 4, 1, 2, 8, 9 },
+	.dwarf_vec0 = 17,
+};

@@ -370,6 +370,28 @@ static void test_cut_buffers(void)
 	CHECK(ct_format_retval(&p, c, buf, 1) == 0 && buf[0] == 0);
 }
 
+/* AAPCS64: x6 and x7, an HFA of floats (one v register each), long double whole in a q register. */
+static void test_aapcs64(void)
+{
+	uint64_t ints[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, sse[16] = { 0 }, stack[2] = { 9, 10 };
+	struct ct_captured c = { .nint = 8, .nsse = 8, .nstack = 2, .wide = 1 };
+	c.ints = ints;
+	c.sse = sse; /* wide: v n's low half at 2n, its high half at 2n + 1 */
+	c.stack = stack;
+	sse[0] = flt(1.5f);
+	sse[2] = flt(4.0f);
+	sse[5] = 0x3fff400000000000ull; /* binary128 1.25: v2 whole */
+	sse[6] = 0x999999999999999aull; /* binary128 0.1 */
+	sse[7] = 0x3ffb999999999999ull;
+	args_are("a:i4@r0,b:i4@r6,c:i8@r7,d:i8@s1,h:S8{x:f4+0;y:f4+4}@w0+w1,q:F16@q2,r:F16@q3|", &c,
+		 "a=1, b=7, c=8, d=10, h={x=1.5, y=4}, q=1.25, r=0.1");
+	sse[0] = dbl(3.0);
+	sse[2] = dbl(2.5);
+	ret_is("|S32{a:f8+0;b:f8+8;c:f8+16;d:f8+24}@x0+x1+x0+x1", &c, "{a=3, b=2.5, c=3, d=2.5}");
+	c.wide = 0; /* a q register needs both halves */
+	args_are("q:F16@q2|", &c, "q=?");
+}
+
 int main(void)
 {
 	int failures = 0;
@@ -380,6 +402,7 @@ int main(void)
 	RUN(test_pointers);
 	RUN(test_strings);
 	RUN(test_floats);
+	RUN(test_aapcs64);
 	RUN(test_structs);
 	RUN(test_not_captured);
 	RUN(test_variadic);

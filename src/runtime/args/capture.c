@@ -30,19 +30,29 @@ extern void *__libc_stack_end;
 
 /* Where SAVE_CALL_CLOBBERED (fentry.S) keeps each register, in words. */
 #if defined(__aarch64__) /* src/arch/aarch64/entry.S */
-static const uint8_t ct_int_arg_slot[6] = { 0, 1, 2, 3, 4, 5 }; /* x0-x5 */
+#define CT_INT_ARGS 8
+static const uint8_t ct_int_arg_slot[CT_INT_ARGS] = { 0, 1, 2, 3, 4, 5, 6, 7 }; /* x0-x7 */
 #define CT_SLOT_RAX  0 /* x0 */
 #define CT_SLOT_RDX  1 /* x1 */
-#define CT_SLOT_XMM0 20 /* v n at 20 + 2n */
+#define CT_SLOT_XMM0 20 /* v n at 20 + 2n, its high half at 21 + 2n */
+/*
+ * The entry stubs hand over the word after the slot, which on x86-64 is the
+ * first stack argument; aarch64's slot is 16 bytes, just below the sp the
+ * caller had at the call, where the stack arguments start.
+ */
+#define CT_STACK_ARGS_SKIP 1
 #else
-static const uint8_t ct_int_arg_slot[6] = { 4, 3, 2, 1, 5, 6 }; /* rdi rsi rdx rcx r8 r9 */
+#define CT_INT_ARGS 6
+/* rdi rsi rdx rcx r8 r9 */
+static const uint8_t ct_int_arg_slot[CT_INT_ARGS] = { 4, 3, 2, 1, 5, 6 };
 #define CT_SLOT_RAX  0
 #define CT_SLOT_RDX  2
 #define CT_SLOT_XMM0 10 /* xmm n at 10 + 2n */
+#define CT_STACK_ARGS_SKIP 0
 #endif
 
 #define CT_STR_TOTAL 2048 /* string bytes one call keeps at most */
-#define CT_REC_WORDS (4 + 2 + 6 + 8 + CT_CAPTURE_MAX_STACK + 6 + CT_STR_TOTAL / 8 + 6)
+#define CT_REC_WORDS (4 + 2 + 8 + 16 + CT_CAPTURE_MAX_STACK + 8 + CT_STR_TOTAL / 8 + 8)
 
 /*
  * Memory that stays readable while its module is loaded: the PT_LOAD
@@ -245,14 +255,20 @@ void ct_emit_enter_args(uintptr_t fn, uintptr_t sp, uint16_t ci, const uint64_t 
 
 	rec[1] = ct_ev_word1(CT_EV_ENTER, fn, sp);
 	rec[4] = ret;
-	rec[5] = ct_counts(c->nint, c->nsse, c->nstack, c->strs, sp);
-	for (uint32_t i = 0; i < c->nint; i++)
+	rec[5] = ct_counts(c->nint, c->nsse | (c->wide ? CT_CAPTURE_WIDE : 0), c->nstack, c->strs,
+			   sp);
+	for (uint32_t i = 0; i < c->nint && i < CT_INT_ARGS; i++)
 		rec[n++] = regs[ct_int_arg_slot[i]];
-	for (uint32_t i = 0; i < c->nsse; i++)
+	for (uint32_t i = 0; i < c->nsse; i++) {
 		rec[n++] = regs[CT_SLOT_XMM0 + 2 * i];
+		if (c->wide)
+			rec[n++] = regs[CT_SLOT_XMM0 + 2 * i + 1];
+	}
+	if (args)
+		args += CT_STACK_ARGS_SKIP;
 	for (uint32_t i = 0; i < c->nstack; i++)
 		rec[n++] = args[i];
-	for (uint32_t i = 0; i < 6; i++) {
+	for (uint32_t i = 0; i < CT_INT_ARGS; i++) {
 		if (!(c->strs & (1u << i)))
 			continue;
 		uint32_t max = ct_str_max < budget ? ct_str_max : budget;
@@ -268,20 +284,26 @@ void ct_emit_enter_args(uintptr_t fn, uintptr_t sp, uint16_t ci, const uint64_t 
 
 void ct_emit_exit_retval(uintptr_t fn, uintptr_t sp, uint16_t ci, const uint64_t *regs)
 {
-	static const uint8_t nint[] = { 0, 1, 2, 0, 0, 2, 1 }, nsse[] = { 0, 0, 0, 1, 2, 2, 0 };
-	uint32_t kind = ct_captures[ci].ret, strs = kind == CT_RET_STR;
-	uint64_t rec[8 + 1 + CT_STR_TOTAL / 8 + 1];
+	/* by enum ct_ret_kind: CT_RET_SSE3 on are aarch64's v0-v3, whole from CT_RET_WIDE1 */
+	static const uint8_t nint[] = { 0, 1, 2, 0, 0, 2, 1, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t nsse[] = { 0, 0, 0, 1, 2, 2, 0, 3, 4, 1, 2, 3, 4 };
+	uint32_t kind = ct_captures[ci].ret <= CT_RET_WIDE4 ? ct_captures[ci].ret : CT_RET_NONE;
+	uint32_t strs = kind == CT_RET_STR, wide = kind >= CT_RET_WIDE1;
+	uint64_t rec[8 + 8 + 1 + CT_STR_TOTAL / 8 + 1];
 	uint32_t n = 6;
 
 	rec[1] = ct_ev_word1(CT_EV_EXIT, fn, sp);
 	rec[4] = 0;
-	rec[5] = ct_counts(nint[kind], nsse[kind], 0, strs, sp);
+	rec[5] = ct_counts(nint[kind], nsse[kind] | (wide ? CT_CAPTURE_WIDE : 0), 0, strs, sp);
 	if (nint[kind])
 		rec[n++] = regs[CT_SLOT_RAX];
 	if (nint[kind] > 1)
 		rec[n++] = regs[CT_SLOT_RDX];
-	for (uint32_t i = 0; i < nsse[kind]; i++)
+	for (uint32_t i = 0; i < nsse[kind]; i++) {
 		rec[n++] = regs[CT_SLOT_XMM0 + 2 * i];
+		if (wide)
+			rec[n++] = regs[CT_SLOT_XMM0 + 2 * i + 1];
+	}
 	if (strs)
 		n += ct_put_string(rec + n, regs[CT_SLOT_RAX],
 				   ct_str_max < CT_STR_TOTAL ? ct_str_max : CT_STR_TOTAL);
