@@ -17,7 +17,10 @@
 # dynamic patching moves: the same results traced as alone, every call in the trace.
 #
 # And record -a (patchable entries and dynamic patching) on tests/cross/args_cross.c:
-# the host's replay shows the arguments and return values the target captured.
+# the host's replay shows the arguments and return values the target captured, as
+# AAPCS64 places them (x6-x7, the stack, structures, HFAs, long double). And
+# --libcalls on tests/libcalls/calls.c built with -fno-plt, and with BTI (and PAC)
+# PLT entries (-z force-bti, -z pac-plt).
 #
 # And tests/cross/ptrace.sh: the aarch64 ptrace tracer's own parts, with a signal
 # handler's ucontext for the tracee's registers, and record --method=ptrace and
@@ -190,7 +193,7 @@ for p in "${progs[@]}"; do
 	for c in "${combos[@]}"; do
 		echo "$p $c"
 	done
-done | xargs -P "$JOBS" -n 2 bash -c 'run_job "$0" "$1" >"$OUT/results/.lines.$0.$1" 2>&1; cat "$OUT/results/.lines.$0.$1"' |
+done | xargs -r -P "$JOBS" -n 2 bash -c 'run_job "$0" "$1" >"$OUT/results/.lines.$0.$1" 2>&1; cat "$OUT/results/.lines.$0.$1"' |
 	tee "$OUT/all.lines" | grep -v '^ok ' || true
 tally "$OUT/all.lines"
 
@@ -226,8 +229,27 @@ if [ "$ARCH" = aarch64 ]; then
 fi
 
 # ---- record -a on the target, read by the host ----------------------------------
+# args_cross.c: each call's arguments and value as AAPCS64 places them; the
+# host's replay the same bytes as the target's
 A=$OUT/args
 mkdir -p "$A"
+args_want=(
+	'mix(a=1, b=2, c=3.5, s="A") = 71.5;'
+	'add(x=40, y=2) = 42;'
+	'eight(a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8) = 36;'
+	'ten(a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9, j=10) = 55;'
+	'swap8(s={x=1, y=2}) = {x=2, y=1};'
+	'twice16(k=3, s={a=10, b=20}) = {a=30, b=60};'
+	'make24(v=100);'
+	') = 303;'
+	'hfa2(h={a=1.5, b=4}) = 6;'
+	'hfa4(h={a=1.5, b=2.5, c=3.5, d=4.5}, k=2) = {a=3, b=5, c=7, d=9};'
+	'quad(x=1.25, n=3)'
+	'= 3.75'
+	"mixed(a=1, h={a=0.5, b=0.25}, d=2, s={a=3, b=4}, c='x', q=0.125, f=8)"
+	'= 138.875'
+	'nine_doubles(a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9.5) = 45.5;'
+)
 for how in patchable patch; do
 	flags=(-g -O2)
 	[ $how = patchable ] && flags+=(-fpatchable-function-entry=2,0)
@@ -237,12 +259,75 @@ for how in patchable patch; do
 		continue
 	fi
 	(cd "$A" && timeout -k 5 120 "$CT" record -a -o "$how.data" -- "./args.$how" >/dev/null 2>"$how.err" &&
-		timeout -k 5 60 "$HOST_CT" replay -i "$how.data" >"$how.replay" 2>>"$how.err")
-	if grep -qF 'mix(a=1, b=2, c=3.5, s="A") = 71.5' "$A/$how.replay" &&
-		grep -qF 'add(x=40, y=2) = 42' "$A/$how.replay"; then
+		timeout -k 5 60 "$HOST_CT" replay -i "$how.data" >"$how.replay" 2>>"$how.err" &&
+		timeout -k 5 60 "$CT" replay -i "$how.data" >"$how.target" 2>>"$how.err")
+	missing=
+	for w in "${args_want[@]}"; do
+		grep -qF -- "$w" "$A/$how.replay" || missing="$missing [$w]"
+	done
+	if [ -z "$missing" ]; then
 		ok "cross/args/$how"
 	else
-		bad "cross/args/$how" "the host's replay of record -a lacks the arguments" "$A/$how.replay"
+		echo "    missing:$missing" >>"$A/$how.err"
+		bad "cross/args/$how" "the host's replay of record -a lacks values" "$A/$how.err"
+	fi
+	if cmp -s "$A/$how.replay" "$A/$how.target"; then
+		ok "cross/args/$how/host-reader"
+	else
+		diff "$A/$how.target" "$A/$how.replay" >"$A/$how.diff"
+		bad "cross/args/$how/host-reader" "the host's replay differs from the target's" "$A/$how.diff"
 	fi
 done
+
+# ---- --libcalls: -fno-plt call sites, BTI and PAC PLT entries -------------------
+# tests/libcalls/calls.c counts its own library calls; traced by patching, each
+# one must be in the trace. -z force-bti programs run with QEMU_CPU=cortex-a72:
+# the distribution's crt files have no landing pads, which a BTI-enforcing cpu
+# (qemu's default) faults on before main.
+L=$OUT/libcalls
+mkdir -p "$L"
+if ! "$XBIN/gcc" -O2 -g -shared -fPIC "$ROOT/tests/libcalls/lcdep.c" -o "$L/liblcdep.so" 2>"$L/lib.err"; then
+	bad cross/libcalls/build-lib "liblcdep.so did not build" "$L/lib.err"
+else
+	for v in noplt-O0 noplt-O2 bti-O2 pac-O2; do
+		D=$L/$v
+		mkdir -p "$D"
+		flags=(-g "-${v#*-}" -pthread)
+		case $v in
+		noplt-*) flags+=(-fno-plt) ;;
+		bti-*) flags+=(-no-pie -mbranch-protection=bti -Wl,-z,force-bti) ;;
+		pac-*) flags+=(-no-pie -mbranch-protection=bti -Wl,-z,force-bti,-z,pac-plt) ;;
+		esac
+		if ! "$XBIN/gcc" "${flags[@]}" "$ROOT/tests/libcalls/calls.c" -o "$D/prog" -L"$L" -llcdep \
+			-Wl,-rpath,"$L" 2>"$D/build.err"; then
+			bad "cross/libcalls/$v" "build failed" "$D/build.err"
+			continue
+		fi
+		(
+			cd "$D" || exit 1
+			case $v in bti-* | pac-*) export QEMU_CPU=cortex-a72 ;; esac
+			timeout -k 5 60 ./prog 3 >native.out 2>native.err
+			timeout -k 5 120 "$CT" record -o t.data --libcalls ./prog 3 >traced.out 2>traced.err
+		)
+		if ! cmp -s "$D/native.out" "$D/traced.out"; then
+			bad "cross/libcalls/$v/same-output" "the program's output changed when traced" "$D/traced.err"
+			continue
+		fi
+		ok "cross/libcalls/$v/same-output"
+		if timeout -k 5 60 "$CT" report -i "$D/t.data" --json >"$D/report.json" 2>"$D/err" &&
+			"$PY" "$ROOT/tests/lib/ctcheck.py" check-counts "$D/report.json" "$D/native.out" \
+				--ignore '^(printf|puts|putchar)@' --ignore '^lc_twice$' >"$D/counts" 2>&1; then
+			ok "cross/libcalls/$v/counts"
+		else
+			bad "cross/libcalls/$v/counts" "library calls missing or miscounted" "$D/counts"
+		fi
+		timeout -k 5 60 "$CT" replay -i "$D/t.data" >"$D/replay.target" 2>/dev/null
+		timeout -k 5 60 "$HOST_CT" replay -i "$D/t.data" >"$D/replay.host" 2>"$D/host.err"
+		if cmp -s "$D/replay.target" "$D/replay.host"; then
+			ok "cross/libcalls/$v/host-reader"
+		else
+			bad "cross/libcalls/$v/host-reader" "the host's replay differs from the target's" "$D/host.err"
+		fi
+	done
+fi
 finish
