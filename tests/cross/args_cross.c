@@ -109,5 +109,6 @@ int main(void)
 	printf("%g\n", mixed(1, (struct hfa2f){ 0.5f, 0.25f }, 2.0, (struct s16){ 3, 4 }, 'x',
 			     0.125L, 8.0f));
 	printf("%g\n", nine_doubles(1, 2, 3, 4, 5, 6, 7, 8, 9.5));
+	printf("%Lg\n", quad(1.0L / 3, 1)); /* all 113 bits: 36 digits to read back */
 	return 0;
 }

@@ -249,6 +249,8 @@ args_want=(
 	"mixed(a=1, h={a=0.5, b=0.25}, d=2, s={a=3, b=4}, c='x', q=0.125, f=8)"
 	'= 138.875'
 	'nine_doubles(a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9.5) = 45.5;'
+	'quad(x=0.333333333333333333333333333333333317, n=1)'
+	'= 0.333333333333333333333333333333333317'
 )
 for how in patchable patch; do
 	flags=(-g -O2)
@@ -278,6 +280,19 @@ for how in patchable patch; do
 		bad "cross/args/$how/host-reader" "the host's replay differs from the target's" "$A/$how.diff"
 	fi
 done
+
+# and the other way round: the host's record -a (SysV: x87's long double too) read by the target
+if PATH=${PATH#"$XBIN:"} gcc -g -O2 "$ROOT/tests/cross/args_cross.c" -o "$A/args.host" 2>"$A/build.err" &&
+	(cd "$A" && timeout -k 5 60 "$HOST_CT" record -a -o host.data -- ./args.host >/dev/null 2>host.err &&
+		timeout -k 5 60 "$HOST_CT" replay -i host.data >host.replay 2>>host.err &&
+		timeout -k 5 60 "$CT" replay -i host.data >host.target 2>>host.err) &&
+	grep -qF 'quad(x=0.33333333333333333334, n=1)' "$A/host.replay" &&
+	cmp -s "$A/host.replay" "$A/host.target"; then
+	ok cross/args/target-reader
+else
+	diff "$A/host.replay" "$A/host.target" >>"$A/host.err" 2>&1
+	bad cross/args/target-reader "the target's replay of the host's record -a differs (or lacks values)" "$A/host.err"
+fi
 
 # ---- --libcalls: -fno-plt call sites, BTI and PAC PLT entries -------------------
 # tests/libcalls/calls.c counts its own library calls; traced by patching, each
