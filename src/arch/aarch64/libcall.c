@@ -109,7 +109,7 @@ static uintptr_t ct_got_load(uintptr_t addr, size_t i, const uint8_t *map, unsig
 	struct ct_a64_insn adrp;
 	unsigned rn;
 	uintptr_t off;
-	if (!ct_a64_ldr_x_imm(ct_a64_word(code + 4 * i), rt, &rn, &off))
+	if (!ct_a64_ldr_x_imm(ct_a64_word(code + 4 * i), rt, &rn, &off) || ct_is_target(map, i))
 		return 0;
 	for (size_t k = i; k-- > 0 && i - k <= CT_A64_GOT_WINDOW;) {
 		uint32_t w = ct_a64_word(code + 4 * k);
@@ -142,9 +142,10 @@ static uintptr_t ct_transfer(uint32_t w, uintptr_t in, unsigned r, uintptr_t loa
 		return loaded;
 	if (ct_a64_may_write(w, r))
 		return CT_VAL_BAD;
-	if (((w & 0xfc000000u) == 0x94000000u || (w & 0xfffffc1fu) == 0xd63f0000u) &&
+	/* bl, blr (and its pointer-authenticating forms): a call may change it */
+	if (((w & 0xfc000000u) == 0x94000000u || (w & 0xfe3f0000u) == 0xd63f0000u) &&
 	    !ct_callee_saved(r))
-		return CT_VAL_BAD; /* bl, blr: a call may change it */
+		return CT_VAL_BAD;
 	return in;
 }
 
@@ -160,6 +161,9 @@ static void ct_flow(const uint8_t *code, uintptr_t addr, size_t n, unsigned r,
 	int changed = 1;
 	memset(val, 0, n * sizeof(*val));
 	val[0] = CT_VAL_BAD; /* the caller's */
+	for (size_t k = 1; k < n; k++) /* bti j, bti jc: a jump table may come here */
+		if ((ct_a64_word(code + 4 * k) & 0xffffffbfu) == 0xd503249fu)
+			val[k] = CT_VAL_BAD;
 	while (changed) {
 		changed = 0;
 		for (size_t k = 0; k < n; k++) {
