@@ -5,7 +5,7 @@
  * HFAs in v registers (two floats, four doubles), a structure of more than
  * 16 bytes through a pointer (and returned through x8), long double as a
  * quad in a q register, and a mix of them. tests/cross/check.sh expects the
- * values written after each call.
+ * values written before each call.
  */
 #include <stdio.h>
 
@@ -94,21 +94,45 @@ KEEP double nine_doubles(double a, double b, double c, double d, double e, doubl
 	return a + b + c + d + e + f + g + h + i;
 }
 
+/*
+ * Each "want:" is text the replay of an aarch64 trace must have (check.sh
+ * greps for it); a function with calls of its own (libgcc's quad
+ * arithmetic, traced by dynamic patching) shows its value on a line apart.
+ */
 int main(void)
 {
+	/* want: swap8(s={x=1, y=2}) = {x=2, y=1}; */
 	struct s8 s = swap8((struct s8){ 1, 2 });
+	/* want: twice16(k=3, s={a=10, b=20}) = {a=30, b=60}; */
 	struct s16 t = twice16(3, (struct s16){ 10, 20 });
+	/* want: make24(v=100); */
 	struct s24 u = make24(100);
+	/* want: hfa4(h={a=1.5, b=2.5, c=3.5, d=4.5}, k=2) = {a=3, b=5, c=7, d=9}; */
 	struct hfa4d h = hfa4((struct hfa4d){ 1.5, 2.5, 3.5, 4.5 }, 2.0);
+	/* want: quad(x=1.25, n=3) */
+	/* want: = 3.75 */
 	long double q = quad(1.25L, 3);
 
+	/* want: mix(a=1, b=2, c=3.5, s="A") = 71.5; */
+	/* want: add(x=40, y=2) = 42; */
 	printf("%g %d\n", mix(1, 2, 3.5, "A"), add(40, 2));
+	/* want: eight(a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8) = 36; */
+	/* want: ten(a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9, j=10) = 55; */
 	printf("%d %ld\n", eight(1, 2, 3, 4, 5, 6, 7, 8), ten(1, 2, 3, 4, 5, 6, 7, 8, 9, 10));
+	/* want: sum24(s=0x */
+	/* want: ) = 303; */
 	printf("%d %d %ld %ld %ld %ld\n", s.x, s.y, t.a, t.b, sum24(u), u.c);
+	/* want: hfa2(h={a=1.5, b=4}) = 6; */
 	printf("%g %g %g %Lg\n", hfa2((struct hfa2f){ 1.5f, 4.0f }), h.a, h.d, q);
+	/* want: mixed(a=1, h={a=0.5, b=0.25}, d=2, s={a=3, b=4}, c='x', q=0.125, f=8) */
+	/* want: = 138.875 */
 	printf("%g\n", mixed(1, (struct hfa2f){ 0.5f, 0.25f }, 2.0, (struct s16){ 3, 4 }, 'x',
 			     0.125L, 8.0f));
+	/* want: nine_doubles(a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9.5) = 45.5; */
 	printf("%g\n", nine_doubles(1, 2, 3, 4, 5, 6, 7, 8, 9.5));
-	printf("%Lg\n", quad(1.0L / 3, 1)); /* all 113 bits: 36 digits to read back */
+	/* all 113 bits: 36 digits to read back */
+	/* want: quad(x=0.333333333333333333333333333333333317, n=1) */
+	/* want: = 0.333333333333333333333333333333333317 */
+	printf("%Lg\n", quad(1.0L / 3, 1));
 	return 0;
 }
