@@ -7,6 +7,7 @@
 #include "unit.h"
 #include "../../src/common/proto.h"
 #include "../../src/output/values.h"
+#include "../../src/output/values_int.h"
 
 #define ELLIPSIS "\xe2\x80\xa6"
 
@@ -392,6 +393,29 @@ static void test_aapcs64(void)
 	args_are("q:F16@q2|", &c, "q=?");
 }
 
+/*
+ * x87 long doubles by exact arithmetic (how a machine whose long double is
+ * another writes them) as this one's printf and strtold do: the same text.
+ */
+static void test_x87_exact(void)
+{
+	static const long double v[] = { 1.5L,	   1.0L / 3,   0.1L, -2.5e-3L, 1e4000L,
+					 1e-4000L, 3.6e-4951L, 1.0L, 4096.0L,  123456789.125L };
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char a[128], b[128];
+		uint8_t bytes[16] = { 0 };
+		struct ct_vout oa = { a, sizeof(a), 0, 0 }, ob = { b, sizeof(b), 0, 0 };
+		memcpy(bytes, &v[i], 10);
+		a[0] = b[0] = 0;
+		ct_vput_fp(&oa, bytes, 16);
+		ct_vput_x87(&ob, bytes);
+		if (strcmp(a, b)) {
+			fprintf(stderr, "  %s: exact arithmetic writes %s\n", a, b);
+			ct_unit_failed = 1;
+		}
+	}
+}
+
 int main(void)
 {
 	int failures = 0;
@@ -403,6 +427,9 @@ int main(void)
 	RUN(test_strings);
 	RUN(test_floats);
 	RUN(test_aapcs64);
+#if defined(__x86_64__)
+	RUN(test_x87_exact);
+#endif
 	RUN(test_structs);
 	RUN(test_not_captured);
 	RUN(test_variadic);
