@@ -78,7 +78,7 @@ static void load_thread(struct ct_trace *t, const struct ct_thread_info *th)
 
 struct result {
 	double wall, cpu;
-	uint64_t bytes, raw, funcs;
+	uint64_t bytes, raw, funcs, table; /* table: the function tables' bytes */
 };
 
 static void add_block(struct result *r, const struct ct_chunk_job *j)
@@ -86,13 +86,14 @@ static void add_block(struct result *r, const struct ct_chunk_job *j)
 	r->bytes += j->out.len;
 	r->raw += j->hdr.raw_len;
 	r->funcs += j->hdr.nfuncs;
+	r->table += j->hdr.codec & CT_CODEC_COMPACT ? j->hdr.funcs_len : j->hdr.nfuncs * 8;
 }
 
 /* jobs threads encode: with 1, this one, as the collector does; else jobs workers */
 static struct result run(uint32_t jobs, int level)
 {
 	struct ct_workers w;
-	struct result r = { 0, 0, 0, 0, 0 };
+	struct result r = { 0, 0, 0, 0, 0, 0 };
 
 	ct_workers_init(&w, jobs > 1 ? jobs : 0, CHUNK_RECORDS, level);
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -182,7 +183,7 @@ int main(int argc, char **argv)
 	}
 	double *wall = ct_calloc((size_t)nv * rounds, sizeof(double));
 	double *cpu = ct_calloc((size_t)nv * rounds, sizeof(double));
-	struct result last = { 0, 0, 0, 0, 0 };
+	struct result last = { 0, 0, 0, 0, 0, 0 };
 	run(variants[0], level); /* warm: pages of the chunks, the allocator */
 	for (int r = 0; r < rounds; r++)
 		for (int v = 0; v < nv; v++) {
@@ -195,7 +196,7 @@ int main(int argc, char **argv)
 	       nchunks, input, (unsigned long long)nevents, level, rounds);
 	printf("blocks: %.1f functions each, %.2f raw bytes per event (%.2f of them addresses)\n",
 	       (double)last.funcs / nchunks, (double)last.raw / (double)nevents,
-	       8.0 * (double)last.funcs / (double)nevents);
+	       (double)last.table / (double)nevents);
 	uint64_t bytes = last.bytes;
 	printf("%-8s %14s %12s %12s %10s\n", "jobs", "Mevents/s", "cpu ns/ev", "wall ns/ev",
 	       "bytes/ev");

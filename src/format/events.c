@@ -34,6 +34,8 @@ void ct_encoder_free(struct ct_encoder *e)
 	ct_buf_free(&e->body);
 	ct_buf_free(&e->out);
 	free(e->dict);
+	free(e->stack);
+	free(e->bits);
 	ZSTD_freeCCtx(e->cctx);
 	memset(e, 0, sizeof(*e));
 }
@@ -53,33 +55,41 @@ void ct_encoder_begin(struct ct_encoder *e, uint32_t instance, int32_t pid, int3
 		e->gen = 1;
 	}
 	e->funcs.len = 0;
-	e->plane_cap = max_records ? max_records : 1;
 	for (int i = 0; i < 4; i++)
 		e->col[i].len = 0;
-	/* the low bytes' plane at 0, the high bytes' at plane_cap (ct_encoder_finish joins them) */
-	ct_buf_reserve(&e->col[CT_COL_CLOCK], (size_t)e->plane_cap * 2);
-	ct_buf_reserve(&e->col[CT_COL_CODE], (size_t)e->plane_cap * 2);
-	ct_buf_reserve(&e->col[CT_COL_SP], e->plane_cap);
+	e->nexplicit = 0;
+	e->depth = 0;
+	ct_encoder_grow(e, max_records ? max_records : 1); /* nrecords is 0 */
+	memset(e->bits, 0, ((size_t)e->plane_cap + 63) / 64 * 8);
+	e->stack[0] = UINT64_MAX; /* no record's key: a code has its high bits clear */
 	ct_buf_reserve(&e->col[CT_COL_EXT], 64);
 	e->last_clock = 0;
 	e->last_sp = 0;
 	memset(e->cache, 0xff, sizeof(e->cache));
 }
 
-/* Room for more records than ct_encoder_begin was told: the high planes move up. */
+/*
+ * Room for more records than the planes have: the clock plane (a byte a
+ * record), the code planes (low bytes at 0, high bytes at plane_cap, an entry
+ * a record at most), the stack column, the open calls and the bits.
+ */
 void ct_encoder_grow(struct ct_encoder *e, uint32_t records)
 {
-	uint32_t cap = e->plane_cap, n = e->hdr.nrecords;
-	if (n + records <= cap)
+	uint32_t cap = e->plane_cap ? e->plane_cap : 64, n = e->hdr.nrecords;
+	if (e->plane_cap && n + records <= cap)
 		return;
 	while (cap < n + records)
 		cap *= 2;
-	for (int i = CT_COL_CLOCK; i <= CT_COL_CODE; i++) {
-		struct ct_buf *b = &e->col[i];
-		ct_buf_reserve(b, (size_t)cap * 2);
-		memmove(b->data + cap, b->data + e->plane_cap, n);
-	}
+	struct ct_buf *code = &e->col[CT_COL_CODE];
+	ct_buf_reserve(code, (size_t)cap * 2 - code->len);
+	if (e->plane_cap)
+		memmove(code->data + cap, code->data + e->plane_cap, e->nexplicit);
+	ct_buf_reserve(&e->col[CT_COL_CLOCK], cap);
 	ct_buf_reserve(&e->col[CT_COL_SP], cap - e->col[CT_COL_SP].len);
+	size_t old_words = ((size_t)e->plane_cap + 63) / 64, words = ((size_t)cap + 63) / 64;
+	e->bits = ct_realloc(e->bits, words * 8);
+	memset(e->bits + old_words, 0, (words - old_words) * 8);
+	e->stack = ct_realloc(e->stack, ((size_t)cap + 2) * 8);
 	e->plane_cap = cap;
 }
 
@@ -119,10 +129,9 @@ void ct_encoder_ext(struct ct_encoder *e, uint64_t clock, uint32_t type, const v
 	ct_encoder_grow(e, 1);
 	if (!e->hdr.nrecords)
 		e->hdr.first_clock = e->last_clock = clock;
-	uint64_t zc = ct_encoder_escape(e, ct_zigzag((int64_t)(clock - e->last_clock)), 0xffff);
+	uint64_t zc = ct_enc_clock_byte(e, clock - e->last_clock);
 	uint64_t code = ct_encoder_escape(e, (uint64_t)type << 2 | CT_CODE_EXT, 0xffff);
-	ct_enc_planes(e->col[CT_COL_CLOCK].data, e->col[CT_COL_CODE].data, e->plane_cap,
-		      e->hdr.nrecords++, zc, code);
+	ct_enc_put(e, zc, code, 0);
 	ct_buf_append(&e->col[CT_COL_EXT], tmp, (size_t)(ct_put_varint(tmp, len) - tmp));
 	ct_buf_append(&e->col[CT_COL_EXT], p, len);
 	e->last_clock = clock;
@@ -133,18 +142,39 @@ void ct_encoder_ext(struct ct_encoder *e, uint64_t clock, uint32_t type, const v
 	}
 }
 
+/* The function table as zigzag varints, each the difference from the one before. */
+static void ct_put_func_table(struct ct_buf *out, const struct ct_buf *funcs)
+{
+	uint64_t prev = 0, a;
+	size_t n = funcs->len / 8;
+
+	ct_buf_reserve(out, n * 10);
+	uint8_t *p = out->data + out->len;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&a, funcs->data + i * 8, 8);
+		p = ct_put_varint(p, ct_zigzag((int64_t)(a - prev)));
+		prev = a;
+	}
+	out->len = (size_t)(p - out->data);
+}
+
 void ct_encoder_finish(struct ct_encoder *e)
 {
 	struct ct_events_hdr *h = &e->hdr;
+	struct ct_buf *code = &e->col[CT_COL_CODE];
+	uint32_t nrec = h->nrecords, nbits = (nrec + 7) / 8;
 
 	h->last_clock = e->last_clock;
 	e->body.len = 0;
-	ct_buf_append(&e->body, e->funcs.data, e->funcs.len);
-	for (int i = CT_COL_CLOCK; i <= CT_COL_CODE; i++) { /* low plane, then high plane */
-		h->col_len[i] = h->nrecords * 2;
-		ct_buf_append(&e->body, e->col[i].data, h->nrecords);
-		ct_buf_append(&e->body, e->col[i].data + e->plane_cap, h->nrecords);
-	}
+	ct_put_func_table(&e->body, &e->funcs);
+	h->funcs_len = (uint32_t)e->body.len;
+	h->col_len[CT_COL_CLOCK] = nrec;
+	ct_buf_append(&e->body, e->col[CT_COL_CLOCK].data, nrec);
+	/* the bits, little-endian, then the low and the high plane */
+	h->col_len[CT_COL_CODE] = nbits + 2 * e->nexplicit;
+	ct_buf_append(&e->body, e->bits, nbits);
+	ct_buf_append(&e->body, code->data, e->nexplicit);
+	ct_buf_append(&e->body, code->data + e->plane_cap, e->nexplicit);
 	for (int i = CT_COL_SP; i <= CT_COL_EXT; i++) {
 		h->col_len[i] = (uint32_t)e->col[i].len;
 		ct_buf_append(&e->body, e->col[i].data, e->col[i].len);
@@ -157,11 +187,11 @@ void ct_encoder_finish(struct ct_encoder *e)
 	size_t n =
 		ZSTD_compress2(e->cctx, e->out.data + sizeof(*h), bound, e->body.data, e->body.len);
 	if (ZSTD_isError(n) || n >= e->body.len) {
-		h->codec = CT_CODEC_PLANES;
+		h->codec = CT_CODEC_PLANES | CT_CODEC_COMPACT;
 		memcpy(e->out.data + sizeof(*h), e->body.data, e->body.len);
 		n = e->body.len;
 	} else {
-		h->codec = CT_CODEC_PLANES | CT_CODEC_ZSTD;
+		h->codec = CT_CODEC_PLANES | CT_CODEC_COMPACT | CT_CODEC_ZSTD;
 	}
 	memcpy(e->out.data, h, sizeof(*h));
 	e->out.len = sizeof(*h) + n;
@@ -176,8 +206,72 @@ void ct_decoder_init(struct ct_decoder *d)
 void ct_decoder_free(struct ct_decoder *d)
 {
 	ct_buf_free(&d->raw);
+	ct_buf_free(&d->table);
+	ct_buf_free(&d->open);
 	ZSTD_freeDCtx(d->dctx);
 	memset(d, 0, sizeof(*d));
+}
+
+/* The column lengths a block's codec allows; 0 if they are. */
+static int ct_check_columns(const struct ct_events_hdr *h)
+{
+	uint64_t want = h->codec & CT_CODEC_COMPACT ? h->funcs_len : (uint64_t)h->nfuncs * 8;
+	for (int i = 0; i < 4; i++)
+		want += h->col_len[i];
+	if (want != h->raw_len)
+		return -1;
+	if (h->codec & CT_CODEC_COMPACT) {
+		/* a byte a record; the bits, then two planes of the records that have a code */
+		uint64_t nbits = ((uint64_t)h->nrecords + 7) / 8, codes = h->col_len[CT_COL_CODE];
+		if (h->col_len[CT_COL_CLOCK] != h->nrecords || codes < nbits ||
+		    (codes - nbits) % 2 || h->col_len[CT_COL_SP] > (codes - nbits) / 2)
+			return -1;
+		/* each entry of the table is a varint of one byte at least */
+		return h->nfuncs > h->funcs_len ? -1 : 0;
+	}
+	/* planes: the clock and code columns hold two bytes a record, the stack's one at most */
+	if ((h->codec & CT_CODEC_PLANES) &&
+	    ((uint64_t)h->col_len[CT_COL_CLOCK] != (uint64_t)h->nrecords * 2 ||
+	     (uint64_t)h->col_len[CT_COL_CODE] != (uint64_t)h->nrecords * 2 ||
+	     h->col_len[CT_COL_SP] > h->nrecords))
+		return -1;
+	return 0;
+}
+
+/* A compact block's function table into d->table, u64 each; -1: malformed. */
+static int ct_read_func_table(struct ct_decoder *d, const uint8_t *p, const uint8_t *end)
+{
+	uint64_t prev = 0, v;
+
+	d->table.len = 0;
+	ct_buf_reserve(&d->table, (size_t)d->hdr.nfuncs * 8);
+	for (uint32_t i = 0; i < d->hdr.nfuncs; i++) {
+		if (!(p = ct_get_varint(p, end, &v)))
+			return -1;
+		prev += (uint64_t)ct_unzigzag(v);
+		memcpy(d->table.data + (size_t)i * 8, &prev, 8);
+	}
+	return p == end ? 0 : -1;
+}
+
+/* The compact codec's parts of the code column, and room for its open calls. */
+static int ct_begin_compact(struct ct_decoder *d, const uint8_t *body)
+{
+	const struct ct_events_hdr *h = &d->hdr;
+	uint32_t nbits = (h->nrecords + 7) / 8;
+
+	if (ct_read_func_table(d, body, body + h->funcs_len) < 0)
+		return -1;
+	d->funcs = d->table.data;
+	d->bits = d->col[CT_COL_CODE];
+	d->nexplicit = (h->col_len[CT_COL_CODE] - nbits) / 2;
+	d->code_lo = d->bits + nbits;
+	d->code_hi = d->code_lo + d->nexplicit;
+	d->next_explicit = 0;
+	d->depth = 0;
+	d->open.len = 0;
+	ct_buf_reserve(&d->open, ((size_t)d->nexplicit + 1) * sizeof(struct ct_dec_open));
+	return 0;
 }
 
 int ct_decoder_begin(struct ct_decoder *d, const uint8_t *payload, uint32_t len)
@@ -188,21 +282,17 @@ int ct_decoder_begin(struct ct_decoder *d, const uint8_t *payload, uint32_t len)
 	const uint8_t *body = payload + sizeof(d->hdr);
 	size_t body_len = len - sizeof(d->hdr);
 	const struct ct_events_hdr *h = &d->hdr;
+	uint32_t codec = h->codec;
 
-	uint64_t want = (uint64_t)h->nfuncs * 8;
-	for (int i = 0; i < 4; i++)
-		want += h->col_len[i];
-	if (want != h->raw_len)
+	/* 0-3; compact (format 5) only with planes */
+	if ((codec & ~(CT_CODEC_PLANES | CT_CODEC_ZSTD | CT_CODEC_COMPACT)) ||
+	    ((codec & CT_CODEC_COMPACT) && !(codec & CT_CODEC_PLANES)))
 		return -1;
-	if (h->codec > (CT_CODEC_PLANES | CT_CODEC_ZSTD))
+	if (ct_check_columns(h) < 0)
 		return -1;
-	/* planes: the clock and code columns hold two bytes a record, the stack's one at most */
-	d->planes = h->codec & CT_CODEC_PLANES;
-	if (d->planes && ((uint64_t)h->col_len[CT_COL_CLOCK] != (uint64_t)h->nrecords * 2 ||
-			  (uint64_t)h->col_len[CT_COL_CODE] != (uint64_t)h->nrecords * 2 ||
-			  h->col_len[CT_COL_SP] > h->nrecords))
-		return -1;
-	if (h->codec & CT_CODEC_ZSTD) {
+	d->planes = codec & CT_CODEC_PLANES;
+	d->compact = codec & CT_CODEC_COMPACT;
+	if (codec & CT_CODEC_ZSTD) {
 		if (ct_inflate(d->dctx, &d->raw, h->raw_len, body, body_len) < 0)
 			return -1;
 		body = d->raw.data;
@@ -210,7 +300,7 @@ int ct_decoder_begin(struct ct_decoder *d, const uint8_t *payload, uint32_t len)
 		return -1;
 	}
 	d->funcs = body;
-	const uint8_t *p = body + (size_t)h->nfuncs * 8;
+	const uint8_t *p = body + (d->compact ? h->funcs_len : (size_t)h->nfuncs * 8);
 	for (int i = 0; i < 4; i++) {
 		d->col[i] = p;
 		p += h->col_len[i];
@@ -219,5 +309,5 @@ int ct_decoder_begin(struct ct_decoder *d, const uint8_t *payload, uint32_t len)
 	d->left = h->nrecords;
 	d->clock = h->first_clock;
 	d->sp = 0;
-	return 0;
+	return d->compact ? ct_begin_compact(d, body) : 0;
 }

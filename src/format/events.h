@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The codec of EVENTS blocks: a thread's records as four columns (clock
- * deltas, codes, stack-pointer deltas, extended payloads) of varints after a
- * table of the block's distinct function addresses, compressed with zstd.
+ * deltas, codes, stack-pointer deltas, extended payloads) after a table of
+ * the block's distinct function addresses, compressed with zstd. Formats 1-3
+ * wrote varints, format 4 byte planes; format 5 (the encoder here) compact
+ * planes, where a return of the call opened last is one bit (docs/FORMAT.md).
  * Self-contained per block, so any block decodes on its own.
  */
 #ifndef CT_FORMAT_EVENTS_H
@@ -58,17 +60,31 @@ struct ct_enc_entry {
 struct ct_encoder {
 	struct ct_events_hdr hdr;
 	struct ct_buf col[4];
-	struct ct_buf funcs;
+	struct ct_buf funcs; /* the block's function addresses, u64 each */
 	struct ct_buf body;
 	struct ct_buf out;	   /* hdr + compressed body, ready to write */
 	struct ct_enc_entry *dict; /* the block's functions, open addressing */
 	uint32_t dict_mask, gen;
 	uint64_t last_clock, last_sp;
-	uint32_t plane_cap; /* records the clock and code columns' low planes have room for */
+	uint32_t plane_cap; /* records the planes have room for */
+	uint32_t nexplicit; /* entries of the code planes: records not named by their bit */
+	/*
+	 * The block's open calls, for the returns that match them: key
+	 * ct_enc_key(code, sp), the top at stack[depth], stack[0] a key no
+	 * record has. bits: a bit a record, set for a return that matched.
+	 */
+	uint64_t *stack, *bits;
+	uint32_t depth;
 	struct ZSTD_CCtx_s *cctx;
 	int level;
 	struct ct_enc_slot cache[1u << CT_ENC_CACHE_BITS];
 };
+
+/* A call's key on the open-call stack: its code (index << 2) and stack pointer (31 bits). */
+static inline uint64_t ct_enc_key(uint64_t code, uint64_t sp)
+{
+	return code << 32 | sp;
+}
 
 void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level);
 void ct_encoder_free(struct ct_encoder *e);
@@ -104,14 +120,49 @@ void ct_encoder_grow(struct ct_encoder *e, uint32_t records);
 /* v if it is under max; else max, and v goes to the ext column as a varint. */
 uint64_t ct_encoder_escape(struct ct_encoder *e, uint64_t v, uint64_t max);
 
-/* Record r's clock delta and code into the low and high byte planes of their columns. */
-static inline void ct_enc_planes(uint8_t *clock, uint8_t *code, uint32_t cap, uint32_t r,
-				 uint64_t zc, uint64_t k)
+/*
+ * A call or return through the open-call stack: a return that matches the
+ * newest open call (same function, same stack pointer) is named by its bit;
+ * 1 if it did. The fast loop (src/record/encode.c) does the same without
+ * branches.
+ */
+static inline int ct_enc_open_calls(struct ct_encoder *e, uint64_t code, uint64_t sp, int exit)
 {
-	clock[r] = (uint8_t)zc;
-	clock[cap + r] = (uint8_t)(zc >> 8);
-	code[r] = (uint8_t)k;
-	code[cap + r] = (uint8_t)(k >> 8);
+	uint64_t key = ct_enc_key(code, sp);
+	if (!exit) {
+		e->stack[++e->depth] = key;
+		return 0;
+	}
+	if (e->stack[e->depth] != key)
+		return 0;
+	e->depth--;
+	return 1;
+}
+
+/*
+ * A compact block's clock byte: the difference from the record before, when
+ * it is 0 to 254 ticks (mostly; a clock a little behind the one before goes
+ * to the escape too); else 0xff, and the ext column gets it zigzagged.
+ */
+static inline uint64_t ct_enc_clock_byte(struct ct_encoder *e, uint64_t delta)
+{
+	if (delta < 0xff)
+		return delta;
+	ct_encoder_escape(e, ct_zigzag((int64_t)delta), 0);
+	return 0xff;
+}
+
+/* Record r's clock byte, and unless it matched, its code in the planes. */
+static inline void ct_enc_put(struct ct_encoder *e, uint64_t zc, uint64_t k, int matched)
+{
+	uint32_t r = e->hdr.nrecords++;
+	e->col[CT_COL_CLOCK].data[r] = (uint8_t)zc;
+	if (matched) {
+		e->bits[r >> 6] |= UINT64_C(1) << (r & 63);
+		return;
+	}
+	e->col[CT_COL_CODE].data[e->nexplicit] = (uint8_t)k;
+	e->col[CT_COL_CODE].data[e->plane_cap + e->nexplicit++] = (uint8_t)(k >> 8);
 }
 
 /* Append a call (CT_EV_ENTER) or return (CT_EV_EXIT). */
@@ -119,27 +170,40 @@ static inline void ct_encoder_event(struct ct_encoder *e, uint64_t clock, unsign
 				    uint64_t addr, uint64_t sp)
 {
 	ct_encoder_grow(e, 1);
-	uint32_t f = ct_encoder_func(e, addr);
+	uint64_t code = (uint64_t)ct_encoder_func(e, addr) << 2;
 	if (__builtin_expect(!e->hdr.nrecords, 0))
 		e->hdr.first_clock = e->last_clock = clock;
-	uint64_t zc = ct_encoder_escape(e, ct_zigzag((int64_t)(clock - e->last_clock)), 0xffff);
-	uint64_t k = ct_encoder_escape(e, (uint64_t)f << 2 | (kind == CT_EV_EXIT), 0xffff);
-	uint64_t zs = ct_encoder_escape(e, ct_zigzag((int64_t)(sp - e->last_sp)), 0xff);
-	ct_enc_planes(e->col[CT_COL_CLOCK].data, e->col[CT_COL_CODE].data, e->plane_cap,
-		      e->hdr.nrecords++, zc, k);
-	e->col[CT_COL_SP].data[e->col[CT_COL_SP].len++] = (uint8_t)zs;
+	int matched = ct_enc_open_calls(e, code, sp, kind == CT_EV_EXIT);
+	uint64_t zc = ct_enc_clock_byte(e, clock - e->last_clock);
+	uint64_t k = code | (kind == CT_EV_EXIT);
+	if (!matched) {
+		k = ct_encoder_escape(e, k, 0xffff);
+		uint64_t zs = ct_encoder_escape(e, ct_zigzag((int64_t)(sp - e->last_sp)), 0xff);
+		e->col[CT_COL_SP].data[e->col[CT_COL_SP].len++] = (uint8_t)zs;
+	}
+	ct_enc_put(e, zc, k, matched);
 	e->last_clock = clock;
 	e->last_sp = sp;
 }
+
+/* An open call of a compact block: what a return named by its bit is. */
+struct ct_dec_open {
+	uint64_t sp;
+	uint32_t fidx;
+};
 
 struct ct_decoder {
 	struct ct_events_hdr hdr;
 	const uint8_t *funcs; /* nfuncs little-endian u64, maybe unaligned */
 	const uint8_t *col[4], *col_end[4];
 	uint32_t left;
-	uint32_t planes; /* CT_CODEC_PLANES: byte planes, else varint columns */
+	uint32_t planes;  /* CT_CODEC_PLANES: byte planes, else varint columns */
+	uint32_t compact; /* CT_CODEC_COMPACT (format 5) */
 	uint64_t clock, sp;
-	struct ct_buf raw;
+	/* compact: the bits, the code planes, the open calls */
+	const uint8_t *bits, *code_lo, *code_hi;
+	uint32_t nexplicit, next_explicit, depth;
+	struct ct_buf raw, table, open;
 	struct ZSTD_DCtx_s *dctx;
 };
 
@@ -182,6 +246,81 @@ static inline int ct_dec_sp(struct ct_decoder *d, uint64_t *v)
 	return d->col[CT_COL_SP] ? 0 : -1;
 }
 
+/* A call or return of function fidx at stack pointer sp into *ev. */
+static inline void ct_dec_call(const struct ct_decoder *d, struct ct_event *ev, uint32_t fidx,
+			       uint64_t sp, int exit)
+{
+	ev->sp = sp;
+	ev->kind = exit ? CT_EV_EXIT : CT_EV_ENTER;
+	ev->fidx = fidx;
+	memcpy(&ev->addr, d->funcs + (size_t)fidx * 8, 8);
+	ev->ext = NULL;
+	ev->ext_len = 0;
+	ev->ext_type = 0;
+}
+
+/* An extended record's payload from the ext column into *ev; -1: malformed. */
+static inline int ct_dec_ext(struct ct_decoder *d, struct ct_event *ev, uint64_t code)
+{
+	uint64_t v;
+
+	if (!(d->col[CT_COL_EXT] = ct_get_varint(d->col[CT_COL_EXT], d->col_end[CT_COL_EXT], &v)) ||
+	    v > (uint64_t)(d->col_end[CT_COL_EXT] - d->col[CT_COL_EXT]))
+		return -1;
+	ev->kind = CT_EV_EXT;
+	ev->ext_type = (uint16_t)(code >> 2);
+	ev->ext = d->col[CT_COL_EXT];
+	ev->ext_len = (uint32_t)v;
+	d->col[CT_COL_EXT] += v;
+	ev->addr = 0;
+	ev->sp = 0;
+	return 1;
+}
+
+/*
+ * The next record of a compact block (format 5): a clock byte each; a
+ * return whose bit is set is the newest open call's, the others have a code
+ * (and calls and returns a stack delta); a call opens.
+ */
+static inline int ct_decoder_next_compact(struct ct_decoder *d, struct ct_event *ev)
+{
+	uint32_t r = d->hdr.nrecords - d->left;
+	uint64_t delta = d->col[CT_COL_CLOCK][r], code, v;
+
+	if (delta == 0xff) { /* escaped, zigzagged */
+		if (ct_dec_escaped(d, &delta, 0xff) < 0)
+			return -1;
+		delta = (uint64_t)ct_unzigzag(delta);
+	}
+	d->left--;
+	d->clock += delta;
+	ev->clock = d->clock;
+	struct ct_dec_open *open = (struct ct_dec_open *)d->open.data;
+	if (d->bits[r >> 3] >> (r & 7) & 1) {
+		if (!d->depth)
+			return -1;
+		const struct ct_dec_open *o = &open[--d->depth];
+		d->sp = o->sp;
+		ct_dec_call(d, ev, o->fidx, o->sp, 1);
+		return 1;
+	}
+	if (d->next_explicit >= d->nexplicit)
+		return -1;
+	code = d->code_lo[d->next_explicit] | (uint64_t)d->code_hi[d->next_explicit] << 8;
+	d->next_explicit++;
+	if (ct_dec_escaped(d, &code, 0xffff) < 0)
+		return -1;
+	if ((code & 3) == CT_CODE_EXT)
+		return ct_dec_ext(d, ev, code);
+	if ((code >> 2) >= d->hdr.nfuncs || (code & 3) > CT_CODE_EXIT || ct_dec_sp(d, &v) < 0)
+		return -1;
+	d->sp += (uint64_t)ct_unzigzag(v);
+	if ((code & 3) == CT_CODE_ENTER) /* at most one a code: the stack has room */
+		open[d->depth++] = (struct ct_dec_open){ d->sp, (uint32_t)(code >> 2) };
+	ct_dec_call(d, ev, (uint32_t)(code >> 2), d->sp, (code & 3) == CT_CODE_EXIT);
+	return 1;
+}
+
 /* 1: a record in *ev, 0: end of block, -1: malformed. Inline: readers call it per record. */
 static inline int ct_decoder_next(struct ct_decoder *d, struct ct_event *ev)
 {
@@ -189,6 +328,8 @@ static inline int ct_decoder_next(struct ct_decoder *d, struct ct_event *ev)
 
 	if (!d->left)
 		return 0;
+	if (d->compact)
+		return ct_decoder_next_compact(d, ev);
 	if (d->planes) {
 		if (ct_dec_planes(d, &delta, &code) < 0)
 			return -1;
@@ -201,30 +342,12 @@ static inline int ct_decoder_next(struct ct_decoder *d, struct ct_event *ev)
 	d->left--;
 	d->clock += (uint64_t)ct_unzigzag(delta);
 	ev->clock = d->clock;
-	if ((code & 3) == CT_CODE_EXT) {
-		if (!(d->col[CT_COL_EXT] =
-			      ct_get_varint(d->col[CT_COL_EXT], d->col_end[CT_COL_EXT], &v)) ||
-		    v > (uint64_t)(d->col_end[CT_COL_EXT] - d->col[CT_COL_EXT]))
-			return -1;
-		ev->kind = CT_EV_EXT;
-		ev->ext_type = (uint16_t)(code >> 2);
-		ev->ext = d->col[CT_COL_EXT];
-		ev->ext_len = (uint32_t)v;
-		d->col[CT_COL_EXT] += v;
-		ev->addr = 0;
-		ev->sp = 0;
-		return 1;
-	}
+	if ((code & 3) == CT_CODE_EXT)
+		return ct_dec_ext(d, ev, code);
 	if ((code >> 2) >= d->hdr.nfuncs || (code & 3) > CT_CODE_EXIT || ct_dec_sp(d, &v) < 0)
 		return -1;
 	d->sp += (uint64_t)ct_unzigzag(v);
-	ev->sp = d->sp;
-	ev->kind = (code & 3) == CT_CODE_EXIT ? CT_EV_EXIT : CT_EV_ENTER;
-	ev->fidx = (uint32_t)(code >> 2);
-	memcpy(&ev->addr, d->funcs + (code >> 2) * 8, 8);
-	ev->ext = NULL;
-	ev->ext_len = 0;
-	ev->ext_type = 0;
+	ct_dec_call(d, ev, (uint32_t)(code >> 2), d->sp, (code & 3) == CT_CODE_EXIT);
 	return 1;
 }
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define CT_FILE_MAGIC	"CALLTRCE"
-#define CT_FILE_VERSION 4
+#define CT_FILE_VERSION 5
 #define CT_BLOCK_MAGIC	0x4b425443u /* "CTBK" */
 
 struct ct_file_header {
@@ -119,15 +119,19 @@ struct ct_events_hdr {
 	uint32_t col_len[4];
 	uint64_t lost;	   /* events the thread dropped (lossy mode) within this block */
 	uint32_t snapshot; /* flight-recorder mode: which snapshot (0: the final one) */
-	uint32_t reserved;
+	uint32_t funcs_len; /* CT_CODEC_COMPACT: bytes of the function table (else 0) */
 };
 
 /*
  * ct_events_hdr.codec: 0 raw varint columns, 1 the same in one zstd frame
- * (format 3 and before); CT_CODEC_PLANES: fixed-width byte planes (format 4).
+ * (format 3 and before); CT_CODEC_PLANES: fixed-width byte planes (format 4);
+ * with CT_CODEC_COMPACT (format 5, always with PLANES): a delta-coded function
+ * table, one-byte clock deltas, and returns that match the block's open call
+ * named by one bit instead of a code and a stack delta.
  */
-#define CT_CODEC_ZSTD	1u
-#define CT_CODEC_PLANES 2u
+#define CT_CODEC_ZSTD	 1u
+#define CT_CODEC_PLANES	 2u
+#define CT_CODEC_COMPACT 4u
 
 /* body columns, after the table of nfuncs u64 addresses */
 enum { CT_COL_CLOCK, CT_COL_CODE, CT_COL_SP, CT_COL_EXT };

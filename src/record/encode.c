@@ -3,9 +3,9 @@
  * A chunk's records into an EVENTS block. The loop's common case, a call or a
  * return, takes no branch but the loop's and two tests that hold: the clock's
  * high bits come from the chunk's base clock, the function's index from the
- * encoder's direct-mapped cache, the fields go to fixed places in byte planes
- * (docs/FORMAT.md). Everything else (empty slots, extended records) leaves
- * that path.
+ * encoder's direct-mapped cache, the fields go to byte planes (docs/FORMAT.md,
+ * format 5's compact codec). Everything else (empty slots, extended records)
+ * leaves that path.
  */
 #include <stdlib.h>
 
@@ -59,21 +59,17 @@ static uint64_t ct_skip_empty(const uint64_t *w, uint64_t i, uint64_t nwords, ui
 }
 
 /*
- * A batch of records, staged one word each (clock delta | code << 16 | stack
- * byte << 32), into the byte planes: storing five bytes a record in the loop
- * that decodes them would cost five stores and the registers to address
- * them; here sixteen records at a time are transposed in vector registers.
+ * Staged entries of the code planes and the stack column, one word each (code
+ * | stack byte << 16), into their planes. Storing three bytes at three places
+ * in the loop that makes them would cost the stores and the registers to
+ * address them; here sixteen at a time are transposed in vector registers.
  */
-static void ct_scatter_scalar(const uint64_t *t, uint32_t n, uint8_t *clk, uint8_t *code,
-			      uint8_t *sp, uint32_t cap)
+static void ct_scatter_scalar(const uint64_t *t, uint32_t n, uint8_t *lo, uint8_t *hi, uint8_t *sp)
 {
 	for (uint32_t m = 0; m < n; m++) {
-		uint64_t v = t[m];
-		clk[m] = (uint8_t)v;
-		clk[cap + m] = (uint8_t)(v >> 8);
-		code[m] = (uint8_t)(v >> 16);
-		code[cap + m] = (uint8_t)(v >> 24);
-		sp[m] = (uint8_t)(v >> 32);
+		lo[m] = (uint8_t)t[m];
+		hi[m] = (uint8_t)(t[m] >> 8);
+		sp[m] = (uint8_t)(t[m] >> 16);
 	}
 }
 
@@ -81,10 +77,10 @@ static void ct_scatter_scalar(const uint64_t *t, uint32_t n, uint8_t *clk, uint8
 #include <emmintrin.h>
 
 /*
- * Sixteen staged words (8 registers, byte b of record r at register r / 2,
- * byte (r % 2) * 8 + b) into planes: each round of unpacks rotates the
- * 7-bit index (r, b) left by one, so four rounds leave byte b of record r
- * at register b, byte r.
+ * Sixteen staged words (8 registers, byte b of entry m at register m / 2,
+ * byte (m % 2) * 8 + b) into planes: each round of unpacks rotates the
+ * 7-bit index (m, b) left by one, so four rounds leave byte b of entry m
+ * at register b, byte m.
  */
 static inline __attribute__((always_inline)) void ct_unpack_round(__m128i *a)
 {
@@ -95,8 +91,7 @@ static inline __attribute__((always_inline)) void ct_unpack_round(__m128i *a)
 	a[0] = b0, a[1] = b1, a[2] = b2, a[3] = b3, a[4] = b4, a[5] = b5, a[6] = b6, a[7] = b7;
 }
 
-static void ct_scatter_planes(const uint64_t *t, uint32_t n, uint8_t *clk, uint8_t *code,
-			      uint8_t *sp, uint32_t cap)
+static void ct_scatter_planes(const uint64_t *t, uint32_t n, uint8_t *lo, uint8_t *hi, uint8_t *sp)
 {
 	uint32_t m = 0;
 	for (; m + 16 <= n; m += 16) {
@@ -105,40 +100,57 @@ static void ct_scatter_planes(const uint64_t *t, uint32_t n, uint8_t *clk, uint8
 			a[k] = _mm_loadu_si128((const __m128i *)(t + m) + k);
 		for (int round = 0; round < 4; round++)
 			ct_unpack_round(a);
-		_mm_storeu_si128((__m128i *)(clk + m), a[0]);
-		_mm_storeu_si128((__m128i *)(clk + cap + m), a[1]);
-		_mm_storeu_si128((__m128i *)(code + m), a[2]);
-		_mm_storeu_si128((__m128i *)(code + cap + m), a[3]);
-		_mm_storeu_si128((__m128i *)(sp + m), a[4]);
+		_mm_storeu_si128((__m128i *)(lo + m), a[0]);
+		_mm_storeu_si128((__m128i *)(hi + m), a[1]);
+		_mm_storeu_si128((__m128i *)(sp + m), a[2]);
 	}
-	ct_scatter_scalar(t + m, n - m, clk + m, code + m, sp + m, cap);
+	ct_scatter_scalar(t + m, n - m, lo + m, hi + m, sp + m);
 }
 #else
 #define ct_scatter_planes ct_scatter_scalar
 #endif
 
-#define CT_STAGE 256 /* records staged at a time: 2 KiB, in the L1 cache */
+/* The bits of m[from .. from + n), 0 or 0xff each, as bits from .. from + n of a word. */
+static inline uint64_t ct_mask_bits(const uint8_t *m, uint32_t from, uint32_t n)
+{
+	uint64_t bits = 0;
+#ifdef __SSE2__
+	if (from == 0 && n == 64) {
+		for (int k = 0; k < 4; k++)
+			bits |= (uint64_t)(uint16_t)_mm_movemask_epi8(
+					_mm_loadu_si128((const __m128i *)(m + 16 * k)))
+				<< (16 * k);
+		return bits;
+	}
+#endif
+	for (uint32_t k = 0; k < n; k++)
+		bits |= (uint64_t)(m[from + k] & 1) << (from + k);
+	return bits;
+}
 
 /*
  * Calls and returns from w[i] on, while they last: returns where the first
- * other record (or the end) is. Each is staged as one word of its five bytes
- * (the clock delta's and the code's low and high bytes, the stack delta's
- * byte), with one test for the rare value that does not fit, and a batch at
- * a time goes to its fixed places in the planes (ct_scatter_planes). The
- * previous clock and stack pointer live in registers for the run; they go
- * back to the encoder at the end.
+ * other record (or the end) is. A record's clock delta is a byte of the
+ * clock plane; a return that matches the newest open call is a bit and
+ * nothing else (half the records: its code and stack pointer are the
+ * call's); the others stage their code and stack delta (ct_scatter_planes).
+ * No branch but one test for the rare value that does not fit. Records go
+ * in groups that end at a word of the bits; the previous clock and stack
+ * pointer, and the open calls' depth, live in registers for the run.
  */
 static uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t i, uint64_t nwords,
 			      uint64_t base, uint64_t *last)
 {
 	ct_encoder_grow(e, (uint32_t)((nwords - i) / 2));
 
-	uint8_t *clk = e->col[CT_COL_CLOCK].data, *code = e->col[CT_COL_CODE].data;
-	uint8_t *ps = e->col[CT_COL_SP].data + e->col[CT_COL_SP].len;
-	uint32_t cap = e->plane_cap, r = e->hdr.nrecords;
+	uint8_t *clk = e->col[CT_COL_CLOCK].data, *lo = e->col[CT_COL_CODE].data;
+	uint8_t *hi = lo + e->plane_cap, *ps = e->col[CT_COL_SP].data + e->col[CT_COL_SP].len;
+	uint64_t *stack = e->stack;
+	uint32_t r = e->hdr.nrecords, x = e->nexplicit, depth = e->depth;
 	uint64_t lc = e->last_clock, ls = e->last_sp;
 	struct ct_enc_slot *cache = e->cache;
-	uint64_t t[CT_STAGE];
+	uint64_t t[64];
+	uint8_t matched[64]; /* 0xff for a record that is a bit (ct_mask_bits) */
 	/* clocks as differences from base: ct_full_clock's shifts made one mask */
 	const uint64_t base16 = base << 16;
 	uint64_t lrel;
@@ -148,8 +160,10 @@ static uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t 
 		e->hdr.first_clock = lc = ct_full_clock(base, p[0]);
 	lrel = lc - base;
 	while (p < end) {
-		const uint64_t *stop = (uint64_t)(end - p) > 2 * CT_STAGE ? p + 2 * CT_STAGE : end;
+		uint32_t r0 = r, group = 64 - (r & 63);
+		const uint64_t *stop = (uint64_t)(end - p) > 2 * group ? p + 2 * group : end;
 		uint64_t *tp = t;
+		uint8_t *cp = clk + r, *mp = matched + (r & 63);
 		for (; p < stop; p += 2) {
 			uint64_t w0 = p[0], w1 = p[1];
 			unsigned kind = ct_ev_kind(w1);
@@ -164,23 +178,35 @@ static uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t 
 				slot->code = (uint64_t)ct_encoder_func_slow(e, addr) << 2;
 				slot->addr = addr;
 			}
-			uint64_t zc = ct_zigzag((int64_t)(rel - lrel)),
-				 k = slot->code | w1 >> 63; /* CT_EV_EXIT */
+			uint64_t exit = w1 >> 63; /* CT_EV_EXIT */
+			uint64_t key = ct_enc_key(slot->code, sp);
+			uint64_t match = exit & (stack[depth] == key);
+			stack[depth + 1] = key; /* a call's, kept only if it is one */
+			depth = depth + (uint32_t)(exit ^ 1) - (uint32_t)match;
+			uint64_t zc = rel - lrel, k = slot->code | exit; /* ct_enc_clock_byte */
 			uint64_t zs = ct_zigzag((int64_t)(sp - ls));
-			/* zc | k can reach 0xffff with both under it: ct_encoder_escape keeps them */
-			if (__builtin_expect(((zc | k) >= 0xffff) | (zs >= 0xff), 0)) {
-				zc = ct_encoder_escape(e, zc, 0xffff);
-				k = ct_encoder_escape(e, k, 0xffff);
-				zs = ct_encoder_escape(e, zs, 0xff);
+			/* a matched return's code and stack are not stored: a test too many is harmless */
+			if (__builtin_expect(((zc | zs) > 0xfe) | (k > 0xfffe), 0)) {
+				zc = ct_enc_clock_byte(e, zc);
+				if (!match) {
+					k = ct_encoder_escape(e, k, 0xffff);
+					zs = ct_encoder_escape(e, zs, 0xff);
+				}
 			}
-			*tp++ = zc | k << 16 | zs << 32;
+			*cp++ = (uint8_t)zc;
+			*mp++ = (uint8_t)-match;
+			*tp = k | zs << 16;
+			tp += match ^ 1;
 			lrel = rel;
 			ls = sp;
 		}
 		uint32_t n = (uint32_t)(tp - t);
-		ct_scatter_planes(t, n, clk + r, code + r, ps, cap);
-		r += n;
+		ct_scatter_planes(t, n, lo + x, hi + x, ps);
+		x += n;
 		ps += n;
+		r = (uint32_t)(cp - clk);
+		if (r != r0)
+			e->bits[r0 >> 6] |= ct_mask_bits(matched, r0 & 63, r - r0);
 		if (p < stop)
 			break;
 	}
@@ -189,6 +215,8 @@ static uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t 
 	if (r != e->hdr.nrecords)
 		*last = lc;
 	e->hdr.nrecords = r;
+	e->nexplicit = x;
+	e->depth = depth;
 	e->last_clock = lc;
 	e->last_sp = ls;
 	return (uint64_t)(p - w);

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The recorder's encoder (issue 23): byte planes (format 4), worker threads
+# The recorder's encoder (issue 23): byte planes (format 4, compact codec in format 5), worker threads
 # (record --jobs N), and old traces. Alone:
 #
 #   BUILD=build tests/encoder/run.sh
 #
 #   old-format         a format 2 trace (tests/encoder/v2.data, varint columns,
 #                      recorded before format 4) still reads: its records, calls
+#   old-format-4       a format 4 trace (tests/encoder/v4.data, byte planes without
+#                      format 5's matched returns: work threads 2 300) still reads
 #   jobs-N/counts      8 threads x 20,000 calls with --jobs 1, 2, 4: exact counts,
 #                      nothing lost, the same per-thread records whatever N
 #   jobs-N/same        ... and the same calls in the same order in each thread
@@ -46,6 +48,21 @@ else
 	bad old-format "info or report failed" v2.report
 fi
 
+# ---- a trace written by format 4 (codec 3), before format 5's compact planes ----
+V4=$HERE/v4.data
+if timeout -k 5 $T "$CT" info -i "$V4" >v4.info 2>&1 &&
+	timeout -k 5 $T "$CT" report -i "$V4" >v4.report 2>&1; then
+	got="$(grep -c 'format 4' v4.info) $(grep -o '^records: *[0-9,]*' v4.info | tr -s ' ')"
+	got="$got $(calls v4.report main) $(calls v4.report run) $(calls v4.report twice) $(calls v4.report once)"
+	if [ "$got" = "1 records: 3,608 1 2 600 1200" ]; then
+		ok old-format-4
+	else
+		bad old-format-4 "read as: $got" v4.report
+	fi
+else
+	bad old-format-4 "info or report failed" v4.report
+fi
+
 cc -O1 -g -pthread -finstrument-functions "$HERE/work.c" -o work 2>build.err ||
 	{ bad build "work.c does not build" build.err; finish; }
 
@@ -77,7 +94,7 @@ for j in 1 2 4; do
 	timeout -k 5 $T "$CT" info -i $d/t.data >$d/info 2>&1
 	got="$(calls $d/report run) $(calls $d/report twice) $(calls $d/report once)"
 	lost=$(grep -o '^lost: *[0-9,]*' $d/info | tr -dc 0-9)
-	if [ "$got" = "8 160000 320000" ] && [ "$lost" = 0 ] && grep -q 'format 4' $d/info; then
+	if [ "$got" = "8 160000 320000" ] && [ "$lost" = 0 ] && grep -q 'format 5' $d/info; then
 		ok $d/counts
 	else
 		bad $d/counts "calls run twice once: $got (8 160000 320000), lost $lost" $d/info

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The EVENTS codec: what goes in comes out, and bad input never crashes it. */
 #include <stdlib.h>
+#include <zstd.h>
 
 #include "unit.h"
 #include "../../src/format/events.h"
+#include "../../src/record/encode.h"
 
 struct rec {
 	uint64_t clock, addr, sp;
@@ -83,7 +85,143 @@ static void test_round_trip(void)
 	ct_encoder_free(&e);
 }
 
-/* Flipped bytes and truncations must give an error or garbage, never a crash. */
+/*
+ * Calls and returns as a program makes them (format 5 names a return that
+ * matches the newest open call by one bit): nested calls, recursion, returns
+ * whose call came before the block, returns that skip frames (longjmp) or
+ * name another function or frame, marks between, values past the planes.
+ */
+static size_t make_nested(struct rec *r, size_t n)
+{
+	uint64_t clock = 1ull << 40, open[512][2];
+	size_t depth = 0, i = 0;
+	while (i < n) {
+		uint64_t roll = rnd() % 100;
+		clock += roll < 2 ? 300 + rnd() % 100000 : rnd() % 200;
+		r[i].clock = clock;
+		r[i].type = CT_EXT_LOST;
+		r[i].payload = rnd();
+		if (roll < 3) {
+			r[i].kind = CT_EV_EXT;
+		} else if (depth && roll < 5) { /* a return that matches nothing open */
+			r[i].kind = CT_EV_EXIT;
+			r[i].addr = open[depth - 1][0] + 16;
+			r[i].sp = open[depth - 1][1];
+		} else if (depth > 3 && roll < 7) { /* a longjmp over two frames */
+			depth -= 2;
+			r[i].kind = CT_EV_EXIT;
+			r[i].addr = open[depth - 1][0];
+			r[i].sp = open[depth - 1][1];
+			depth--;
+		} else if (depth && (roll < 50 || depth == 512)) {
+			depth--;
+			r[i].kind = CT_EV_EXIT;
+			r[i].addr = open[depth][0];
+			r[i].sp = open[depth][1];
+		} else if (!depth && roll < 50) { /* a return whose call came before */
+			r[i].kind = CT_EV_EXIT;
+			r[i].addr = 0x555555554000ull + (rnd() % 300) * 48;
+			r[i].sp = 0x7ffd0000 + rnd() % 64;
+		} else {
+			uint64_t sp = depth ? open[depth - 1][1] - (roll < 10 ? 300 : 1 + rnd() % 8)
+					    : 0x7ffd1234;
+			r[i].kind = CT_EV_ENTER;
+			r[i].addr = 0x555555554000ull + (rnd() % (roll < 9 ? 20000 : 300)) * 48;
+			r[i].sp = sp & 0x7fffffff;
+			open[depth][0] = r[i].addr;
+			open[depth][1] = r[i].sp;
+			depth++;
+		}
+		i++;
+	}
+	return i;
+}
+
+static void check_decodes_to(const struct ct_buf *out, const struct rec *r, size_t n)
+{
+	struct ct_decoder d;
+	struct ct_event ev;
+
+	ct_decoder_init(&d);
+	CHECK(ct_decoder_begin(&d, out->data, (uint32_t)out->len) == 0);
+	CHECK(d.compact && d.hdr.nrecords == n);
+	for (size_t i = 0; i < n && !ct_unit_failed; i++) {
+		CHECK(ct_decoder_next(&d, &ev) == 1);
+		CHECK(ev.clock == r[i].clock && ev.kind == r[i].kind);
+		if (r[i].kind == CT_EV_EXT)
+			CHECK(ev.ext_type == r[i].type && ev.ext_len == 8);
+		else
+			CHECK(ev.addr == r[i].addr && ev.sp == r[i].sp);
+	}
+	CHECK(ct_decoder_next(&d, &ev) == 0);
+	ct_decoder_free(&d);
+}
+
+/* The same records through the generic encoder and through the recorder's chunk loop. */
+static void test_nested(void)
+{
+	enum { N = 30000 };
+	static struct rec r[N];
+	static uint64_t w[3 * N];
+	struct ct_encoder e;
+	struct ct_chunk_job j;
+
+	for (int round = 0; round < 4; round++) {
+		size_t n = make_nested(r, N);
+		ct_encoder_init(&e, N, -1);
+		encode(&e, r, n);
+		check_decodes_to(&e.out, r, n);
+		size_t nw = 0;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t cfa = r[i].sp << 4;
+			if (r[i].kind == CT_EV_EXT) { /* a lost record, one word of payload */
+				w[nw++] = ct_ev_word0(r[i].clock & CT_EV_CLOCK_MASK, 0);
+				w[nw++] = ct_ev_ext_word1(r[i].type, 1);
+				w[nw++] = r[i].payload;
+				continue;
+			}
+			w[nw++] = ct_ev_word0(r[i].clock & CT_EV_CLOCK_MASK, cfa);
+			w[nw++] = ct_ev_word1(r[i].kind, r[i].addr, cfa);
+			if (i % 97 == 0) { /* a slot a signal handler's jump left empty: skipped */
+				w[nw++] = 0;
+				w[nw++] = 0;
+			}
+		}
+		memset(&j, 0, sizeof(j));
+		j.d.base_clock = r[0].clock;
+		j.w = w;
+		j.nwords = nw;
+		ct_chunk_encode(&e, &j);
+		check_decodes_to(&j.out, r, n);
+		ct_chunk_job_free(&j);
+		ct_encoder_free(&e);
+	}
+}
+
+/* The block of out with its body stored raw (codec without zstd): a corruption lands in the planes. */
+static uint8_t *raw_block(const struct ct_buf *out, uint32_t *len)
+{
+	struct ct_events_hdr h;
+	memcpy(&h, out->data, sizeof(h));
+	uint8_t *b = malloc(sizeof(h) + h.raw_len);
+	if (h.codec & CT_CODEC_ZSTD) {
+		size_t n = ZSTD_decompress(b + sizeof(h), h.raw_len, out->data + sizeof(h),
+					   out->len - sizeof(h));
+		CHECK(n == h.raw_len);
+		h.codec &= ~CT_CODEC_ZSTD;
+	} else {
+		memcpy(b + sizeof(h), out->data + sizeof(h), h.raw_len);
+	}
+	memcpy(b, &h, sizeof(h));
+	*len = (uint32_t)sizeof(h) + h.raw_len;
+	return b;
+}
+
+/*
+ * Flipped bytes and truncations must give an error or garbage, never a crash:
+ * in a compressed block, and in raw bodies of random records and of nested
+ * calls (format 5's bits and open calls).
+ */
 static void test_corruption(void)
 {
 	enum { N = 512 };
@@ -91,16 +229,25 @@ static void test_corruption(void)
 	struct ct_encoder e;
 	struct ct_decoder d;
 	struct ct_event ev;
+	uint8_t *block[3];
+	uint32_t size[3];
 
-	make_records(r, N);
 	ct_encoder_init(&e, N, 1);
+	make_records(r, N);
 	encode(&e, r, N);
+	size[0] = (uint32_t)e.out.len;
+	block[0] = malloc(size[0]);
+	memcpy(block[0], e.out.data, size[0]);
+	block[1] = raw_block(&e.out, &size[1]);
+	make_nested(r, N);
+	encode(&e, r, N);
+	block[2] = raw_block(&e.out, &size[2]);
 	ct_decoder_init(&d);
-	uint8_t *copy = malloc(e.out.len);
-	for (int round = 0; round < 2000; round++) {
-		memcpy(copy, e.out.data, e.out.len);
-		uint32_t len = (uint32_t)e.out.len;
-		if (round % 3 == 0)
+	uint8_t *copy = malloc(size[0] + size[1] + size[2]);
+	for (int round = 0; round < 6000; round++) {
+		uint32_t len = size[round % 3];
+		memcpy(copy, block[round % 3], len);
+		if (round % 7 == 0)
 			len = (uint32_t)(rnd() % len);
 		else
 			for (int k = 0; k < 1 + round % 5; k++)
@@ -112,6 +259,8 @@ static void test_corruption(void)
 		}
 	}
 	free(copy);
+	for (int i = 0; i < 3; i++)
+		free(block[i]);
 	ct_decoder_free(&d);
 	ct_encoder_free(&e);
 	CHECK(1);
@@ -234,6 +383,7 @@ int main(void)
 {
 	int failures = 0;
 	RUN(test_round_trip);
+	RUN(test_nested);
 	RUN(test_corruption);
 	RUN(test_escapes);
 	RUN(test_varint_columns);
