@@ -23,6 +23,8 @@
 
 #include "prologue.h"
 
+uint64_t ct_a64_frame_cache[CT_A64_FRAME_CACHE];
+
 #define CT_MCOUNT_SCAN 64 /* instructions, from the call back to the function's start */
 
 #define CT_A64_XPACLRI 0xd50320ffu /* gcc's own, before "mov x0, x30" */
@@ -128,7 +130,7 @@ static int ct_mc_mov_of(uint32_t w, int reg, uint64_t *val, int *seen)
 	return -1; /* anything else written to it: not read */
 }
 
-uintptr_t ct_a64_mcount_frame(uintptr_t call_site)
+static uintptr_t ct_a64_read_prologue(uintptr_t call_site)
 {
 	uintptr_t at = call_site - 4, end = call_site - 4 * CT_MCOUNT_SCAN;
 	uint32_t w, fp_off = 0;
@@ -177,7 +179,21 @@ uintptr_t ct_a64_mcount_frame(uintptr_t call_site)
 			reg = by;
 		size += taken;
 	}
-	if (reg >= 0 || size < (uint64_t)fp_off + 16 || size - fp_off > (UINT64_C(1) << 30))
+	if (reg >= 0 || size < (uint64_t)fp_off + 16 || size - fp_off > (UINT64_C(1) << 30) ||
+	    (size - fp_off) % 8)
 		return 0;
 	return (uintptr_t)(size - fp_off);
+}
+
+uintptr_t ct_a64_mcount_frame(uintptr_t call_site)
+{
+	uintptr_t size;
+	if (ct_a64_frame_cached(call_site, &size))
+		return size;
+	size = ct_a64_read_prologue(call_site);
+	/* 16 bits of eighths: frames up to 512 KiB are kept, larger ones read again */
+	if (call_site >> 48 == 0 && size / 8 <= 0xffff)
+		__atomic_store_n(ct_a64_frame_entry(call_site), (uint64_t)call_site << 16 | size / 8,
+				 __ATOMIC_RELAXED);
+	return size;
 }

@@ -19,6 +19,9 @@
 #include "../args/args.h"
 #include "../../arch/relocate.h"
 #include "../../arch/patch.h"
+#if defined(__aarch64__)
+#include "../../arch/aarch64/prologue.h"
+#endif
 
 #if defined(__SSE__) || defined(__x87__) || defined(__MMX__)
 #error "fasthook.c must be built with -mgeneral-regs-only (see the Makefile)"
@@ -96,10 +99,38 @@ uint64_t ct_fentry_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *re
 	return ct_fast_enter(slot, ct_arch_entry_function(call_site), regs, 0);
 }
 
+#if defined(__aarch64__)
+#define CT_HOOK_KEY_REG 19 /* mcount.S: where the frame's key goes, for ct_hook_finish */
+
+/*
+ * -pg (src/arch/aarch64/mcount.S): the slot is in the function's frame
+ * record, the frame known by a key from its entry sp (fentry.c's
+ * ct_mcount_enter), whose prologue was read before (else the slow path
+ * reads it). A call not traced is done.
+ */
+uint64_t ct_mcount_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs)
+{
+	struct ct_thread *t = &ct_self;
+	struct ct_shadow_frame *s = t->shadow;
+	uint32_t d = t->sdepth;
+	uintptr_t size, key;
+
+	if (ct_unlikely(!ct_a64_frame_cached(call_site, &size) || !s || d >= t->scap ||
+			!ct_fast_usable(t)))
+		return CT_HOOK_SLOW;
+	if (!(key = ct_a64_mcount_key(slot, size)))
+		return CT_HOOK_DONE;
+	regs[CT_HOOK_KEY_REG] = key;
+	ct_shadow_open_at(t, s, d, key, *slot, call_site, 0);
+	*slot = (uintptr_t)ct_return_trampoline;
+	return ct_fast_emit(t, ct_ev_word1(CT_EV_ENTER, call_site, key), key, regs);
+}
+#else
 uint64_t ct_mcount_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs)
 {
 	return ct_fast_enter(slot, call_site, regs, 0);
 }
+#endif
 
 uint64_t ct_patch_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs)
 {

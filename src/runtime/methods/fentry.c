@@ -88,12 +88,10 @@ void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs)
 void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs)
 {
 #if defined(__aarch64__)
-	uintptr_t record = (uintptr_t)(slot - 1), size = ct_a64_mcount_frame(call_site);
-	uintptr_t entry_sp = record + size, caller_fp = slot[-1];
-	/* an sp at a call is 16-byte aligned; the caller's frame record, if any, is above it */
-	if (!size || entry_sp % 16 || (caller_fp && caller_fp < entry_sp))
+	uintptr_t key = ct_a64_mcount_key(slot, ct_a64_mcount_frame(call_site));
+	if (!key)
 		return; /* a prologue we cannot read: not traced */
-	ct_hijack_enter_at((uintptr_t *)(entry_sp - 16), slot, call_site, CT_METHOD_MCOUNT, 0, regs);
+	ct_hijack_enter_at((uintptr_t *)key, slot, call_site, CT_METHOD_MCOUNT, 0, regs);
 #else
 	ct_hijack_enter(slot, call_site, CT_METHOD_MCOUNT, 0, regs);
 #endif
