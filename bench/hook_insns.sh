@@ -11,8 +11,11 @@
 # the program) with calltrace record around it (through sh), and qemu's log of the blocks
 # it executed gives the instructions (bench/qemu_insns.py). Per call: the
 # difference over N, less the same loop built without tracing. Methods:
-# finstrument (-finstrument-functions: enter and exit hooks) and patchable
-# (-fpatchable-function-entry: the entry stub and the return trampoline).
+# finstrument (-finstrument-functions: enter and exit hooks), patchable
+# (-fpatchable-function-entry: the entry stub and the return trampoline) and
+# pg (plain -pg, compiled so but linked without gprof's start files: mcount,
+# _mcount on aarch64, after the prologue, and the return trampoline; the
+# function's own frame and call count too).
 # Needs: make (host) and make ARCH=aarch64, qemu-user-static.
 # BUILD_x86_64=build BUILD_aarch64=build-aarch64 pick the builds.
 set -eu
@@ -52,8 +55,10 @@ for arch in "${@:-x86_64 aarch64}"; do
 		$cc -O2 "$W/loop.c" -o "$W/plain.$arch1"
 		$cc -O2 -finstrument-functions "$W/loop.c" -o "$W/finstrument.$arch1"
 		$cc -O2 "-fpatchable-function-entry=$nops" "$W/loop.c" -o "$W/patchable.$arch1"
+		$cc -O2 -pg -c "$W/loop.c" -o "$W/pg.$arch1.o"
+		$cc "$W/pg.$arch1.o" -o "$W/pg.$arch1"
 		declare -A per
-		for k in plain finstrument patchable; do
+		for k in plain finstrument patchable pg; do
 			for n in $N $((2 * N)); do
 				log="$W/$k.$arch1.$n"
 				if [ $k = plain ]; then
@@ -69,7 +74,7 @@ for arch in "${@:-x86_64 aarch64}"; do
 			done
 		done
 		base=$(((per[plain.$((2 * N))] - per[plain.$N]) / N))
-		for k in finstrument patchable; do
+		for k in finstrument patchable pg; do
 			total=$(((per[$k.$((2 * N))] - per[$k.$N]) / N))
 			echo "$arch1 $k: $((total - base)) instructions per call in the hooks ($total per loop turn, $base untraced)"
 		done
