@@ -15,6 +15,8 @@
 # Then tests/cross/pcrel_aarch64.c: each pc-relative instruction class (adr, adrp,
 # ldr literal of each size, cbz, tbz, b) as a function's first instruction, which
 # dynamic patching moves: the same results traced as alone, every call in the trace.
+# And tests/cross/pg_aarch64.c: -pg functions with each prologue shape _mcount reads
+# (and two it must leave alone): the same results, each call counted.
 #
 # And record -a (patchable entries and dynamic patching) on tests/cross/args_cross.c:
 # the host's replay shows the arguments and return values the target captured, as
@@ -218,6 +220,31 @@ if [ "$ARCH" = aarch64 ]; then
 		done
 		if [ -z "$missing" ]; then ok cross/pcrel/traced
 		else bad cross/pcrel/traced "not in the trace:$missing" "$P/replay.txt"; fi
+	fi
+fi
+
+# ---- -pg: the prologues _mcount reads, and those it leaves alone ----------------
+if [ "$ARCH" = aarch64 ]; then
+	P=$OUT/pg
+	mkdir -p "$P"
+	if ! "$XBIN/gcc" -g -O2 -pg "$ROOT/tests/cross/pg_aarch64.c" -o "$P/pg" 2>"$P/build.err"; then
+		bad cross/pg/build "the cross gcc cannot build tests/cross/pg_aarch64.c" "$P/build.err"
+	elif ! (cd "$P" && timeout -k 5 60 ./pg >alone.out 2>&1 &&
+		timeout -k 5 120 "$CT" record -o p.data -- ./pg >traced.out 2>record.err &&
+		timeout -k 5 60 "$CT" replay -i p.data >replay.txt 2>&1); then
+		bad cross/pg/run "the program or calltrace failed" "$P/record.err"
+	elif ! cmp -s "$P/alone.out" "$P/traced.out"; then
+		diff "$P/alone.out" "$P/traced.out" >"$P/out.diff"
+		bad cross/pg/same-results "traced, the functions computed something else (< alone, > traced)" "$P/out.diff"
+	else
+		ok cross/pg/same-results
+		wrong=
+		for want in p_gcc:3 p_clang:3 p_big:3 p_subs:3 p_tail:3 p_inner:21 p_probe:0 p_pac:0; do
+			n=$(grep -c " ${want%:*}()" "$P/replay.txt")
+			[ "$n" = "${want#*:}" ] || wrong="$wrong ${want%:*}: $n calls, not ${want#*:};"
+		done
+		if [ -z "$wrong" ]; then ok cross/pg/counts
+		else bad cross/pg/counts "$wrong" "$P/replay.txt"; fi
 	fi
 fi
 
