@@ -202,6 +202,17 @@ struct ct_pool_ctl {
 	 */
 	_Atomic uint32_t started_processes;
 
+	/*
+	 * The ptrace method's breakpoints (set by the tracer, told in META and by
+	 * info): set, of which without an out-of-line copy of the instruction
+	 * they cover, and the stops where a thread was stepped over one in place
+	 * (the breakpoint lifted meanwhile: another thread may run through it
+	 * unseen).
+	 */
+	_Atomic uint32_t pt_breakpoints;
+	_Atomic uint32_t pt_in_place;
+	_Atomic uint32_t pt_stepped;
+
 	uint8_t pad[16];
 	struct ct_chunk_desc desc[];
 };

@@ -81,6 +81,35 @@ static void ct_info_plans(FILE *out, const struct ct_trace *t)
 		fputc('\n', out);
 }
 
+static uint64_t ct_meta_count(const struct ct_trace *t, const char *key)
+{
+	const char *v = ct_trace_meta(t, key);
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+/*
+ * The ptrace method's breakpoints: "breakpoints: 212 set, each with an
+ * out-of-line copy", or how many had none and how often a thread was stepped
+ * over one in place (the breakpoint lifted: other threads may pass unseen).
+ */
+static void ct_info_breakpoints(FILE *out, const struct ct_trace *t)
+{
+	uint64_t set = ct_meta_count(t, "breakpoints");
+	uint64_t in_place = ct_meta_count(t, "breakpoints_in_place");
+	uint64_t stepped = ct_meta_count(t, "breakpoints_stepped");
+	char a[32], b[32], c[32];
+	if (!ct_trace_meta(t, "breakpoints"))
+		return;
+	ct_fmt_count(a, sizeof(a), set);
+	ct_fmt_count(b, sizeof(b), in_place);
+	ct_fmt_count(c, sizeof(c), stepped);
+	if (!in_place && !stepped)
+		fprintf(out, "breakpoints: %s set, each with an out-of-line copy\n", a);
+	else
+		fprintf(out, "breakpoints: %s set, %s without an out-of-line copy: stepped over in "
+			     "place %s time%s\n", a, b, c, stepped == 1 ? "" : "s");
+}
+
 static void ct_info_time(FILE *out, const struct ct_trace *t)
 {
 	char when[64] = "?", dur[32] = "?";
@@ -328,6 +357,7 @@ int ct_info(struct ct_trace *t, struct ct_symbols *sym, FILE *out)
 		fputc('\n', out);
 	}
 	ct_info_plans(out, t);
+	ct_info_breakpoints(out, t);
 	ct_info_unpatched(out, t);
 	ct_info_captures(out, t);
 	if ((v = ct_trace_meta(t, "libcalls"))) {

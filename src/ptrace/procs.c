@@ -156,6 +156,23 @@ static int ct_is_thread_of(pid_t tid, pid_t pid)
 	return ct_pt_status(tid, "Tgid", &tgid) < 0 || tgid == (unsigned long long)pid;
 }
 
+/*
+ * The exec's stop is inside execve: the kernel finishes that call when the
+ * thread goes on, and writes its result over the register that holds a
+ * system call's number (rax; x0 on aarch64, the first argument), so a call
+ * of ours made from here would run as another. The new image is armed from
+ * its first instruction instead, where a breakpoint of ours stops the thread
+ * out of any call (a process that just exec'd has no other thread to run
+ * through it).
+ */
+static void ct_arm_when_out(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	ct_regs r;
+	if (ct_regs_get(t->tid, &r) < 0 ||
+	    !ct_pt_bp_set_bare(t->proc->space, ct_regs_pc(&r), CT_BP_IMAGE))
+		ct_pt_new_image(tr, t); /* then from here, as well as it goes */
+}
+
 /* exec: the old image's threads are gone, the process starts anew. */
 static void ct_on_exec(struct ct_tracer *tr, struct ct_pt_thread *t)
 {
@@ -179,7 +196,7 @@ static void ct_on_exec(struct ct_tracer *tr, struct ct_pt_thread *t)
 	t->proc = p;
 	p->nthreads = 1;
 	ct_pt_proc_unref(old);
-	ct_pt_new_image(tr, t);
+	ct_arm_when_out(tr, t);
 }
 
 int ct_pt_on_event(struct ct_tracer *tr, struct ct_pt_thread *t, int event)

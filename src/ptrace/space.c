@@ -7,6 +7,7 @@
  * a vfork child shares its parent's until it execs.
  */
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,7 +198,31 @@ struct ct_pt_bp *ct_pt_bp_set(struct ct_tracer *tr, struct ct_pt_thread *t, uint
 	ct_arch_break_bytes(brk);
 	if (ct_pt_write(s, addr, brk, sizeof(brk)) < 0)
 		return NULL;
+	atomic_fetch_add(&tr->ctl->pt_breakpoints, 1);
+	if (!nb.ool)
+		atomic_fetch_add(&tr->ctl->pt_in_place, 1);
 	return ct_bp_add(s, &nb);
+}
+
+struct ct_pt_bp *ct_pt_bp_set_bare(struct ct_pt_space *s, uint64_t addr, uint8_t flags)
+{
+	uint8_t code[CT_ARCH_BREAK_SIZE], brk[CT_ARCH_BREAK_SIZE];
+	if (ct_pt_bp_find(s, addr) || ct_pt_read(s, addr, code, sizeof(code)) < 0 ||
+	    ct_arch_is_break(code))
+		return NULL;
+	struct ct_pt_bp nb = { .addr = addr, .flags = flags };
+	memcpy(nb.orig, code, sizeof(code));
+	ct_arch_break_bytes(brk);
+	if (ct_pt_write(s, addr, brk, sizeof(brk)) < 0)
+		return NULL;
+	return ct_bp_add(s, &nb);
+}
+
+void ct_pt_bp_remove(struct ct_pt_space *s, struct ct_pt_bp *bp)
+{
+	ct_pt_write(s, bp->addr, bp->orig, CT_ARCH_BREAK_SIZE);
+	*ct_map_find(&s->bp_at, bp->addr) = 0;
+	bp->addr = 0;
 }
 
 void ct_pt_bp_forget_unmapped(struct ct_pt_space *s)

@@ -6,6 +6,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,11 +160,26 @@ static void ct_on_break(struct ct_tracer *tr, struct ct_pt_thread *t, struct ct_
 	if (bp->flags & CT_BP_SIGRET) /* after the handler's own return, if it is traced */
 		ct_pt_emit_mark(tr, t, CT_EXT_SIGNAL_END, 0, sp);
 	if (!bp->ool) {
+		atomic_fetch_add(&tr->ctl->pt_stepped, 1);
 		ct_step_over(t, bp, r);
 		return;
 	}
 	ct_regs_set_pc(r, bp->ool);
 	ct_regs_set(t->tid, r);
+}
+
+/*
+ * An exec's new image at its first instruction (procs.c), out of execve: its
+ * breakpoints go in now, and the thread goes on from that instruction.
+ */
+static void ct_on_image(struct ct_tracer *tr, struct ct_pt_thread *t, struct ct_pt_bp *bp,
+			ct_regs *r)
+{
+	uint64_t pc = bp->addr;
+	ct_pt_bp_remove(t->proc->space, bp);
+	ct_regs_set_pc(r, pc);
+	ct_regs_set(t->tid, r);
+	ct_pt_new_image(tr, t);
 }
 
 static const int ct_fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP };
@@ -260,7 +276,10 @@ int ct_pt_on_stop(struct ct_tracer *tr, struct ct_pt_thread *t, int status)
 		struct ct_pt_bp *bp =
 			ct_pt_bp_find(t->proc->space, ct_regs_pc(&r) - CT_ARCH_BREAK_PC);
 		if (bp) {
-			ct_on_break(tr, t, bp, &r);
+			if (bp->flags & CT_BP_IMAGE)
+				ct_on_image(tr, t, bp, &r);
+			else
+				ct_on_break(tr, t, bp, &r);
 			sig = t->pending_sig;
 			t->pending_sig = 0;
 			return sig;

@@ -41,6 +41,7 @@ struct ct_pt_bp {
 #define CT_BP_START  16u /* the program's entry point: its libraries are loaded */
 #define CT_BP_LOADER 32u /* the loader's _dl_debug_state: a library came or went */
 #define CT_BP_SIGRET 64u /* a signal handler returns here (its restorer) */
+#define CT_BP_IMAGE  128u /* exec: the new image's first instruction, where it is armed */
 
 /* Memory of ours in the tracee: out-of-line copies, the syscall stub. */
 struct ct_pt_scratch {
@@ -166,6 +167,13 @@ struct ct_pt_bp *ct_pt_bp_find(struct ct_pt_space *s, uint64_t addr);
 /* Set a breakpoint (or add flags to one there); NULL if the code cannot take one. */
 struct ct_pt_bp *ct_pt_bp_set(struct ct_tracer *tr, struct ct_pt_thread *t, uint64_t addr,
 			      uint8_t flags);
+/*
+ * A breakpoint with no out-of-line copy, set without a call of ours (none can
+ * run yet): one the tracer removes at its first stop. NULL if there is one there.
+ */
+struct ct_pt_bp *ct_pt_bp_set_bare(struct ct_pt_space *s, uint64_t addr, uint8_t flags);
+/* The original bytes back, the breakpoint forgotten. */
+void ct_pt_bp_remove(struct ct_pt_space *s, struct ct_pt_bp *bp);
 /* Forget breakpoints whose code is gone (dlclose), so a module mapped there later gets its own. */
 void ct_pt_bp_forget_unmapped(struct ct_pt_space *s);
 /* Take every breakpoint out (detach); 0 on success. */

@@ -499,6 +499,20 @@ static void ct_meta_plans(struct ct_buf *b, struct ct_pool_ctl *ctl)
 		}
 }
 
+/* The ptrace method's breakpoints: set, without an out-of-line copy, stops stepped over in place. */
+static void ct_meta_breakpoints(struct ct_buf *b, struct ct_pool_ctl *ctl)
+{
+	uint32_t set = atomic_load(&ctl->pt_breakpoints);
+	uint32_t counts[] = { set, atomic_load(&ctl->pt_in_place), atomic_load(&ctl->pt_stepped) };
+	static const char *const keys[] = { "breakpoints", "breakpoints_in_place",
+					    "breakpoints_stepped" };
+	char n[32];
+	for (size_t i = 0; set && i < CT_ARRAY_SIZE(keys); i++) {
+		snprintf(n, sizeof(n), "%u", counts[i]);
+		ct_meta_add(b, keys[i], n);
+	}
+}
+
 /* Which hooks the threads were traced by (a later META block overrides the first). */
 static void ct_write_method(struct ct_session *s)
 {
@@ -522,6 +536,7 @@ static void ct_write_method(struct ct_session *s)
 		ct_meta_skips(&b, &s->pool);
 	}
 	ct_meta_plans(&b, s->pool.ctl);
+	ct_meta_breakpoints(&b, s->pool.ctl);
 	if (atomic_load(&s->pool.ctl->libcall_sites)) {
 		snprintf(n, sizeof(n), "%u", atomic_load(&s->pool.ctl->libcalls));
 		ct_meta_add(&b, "libcalls", n);

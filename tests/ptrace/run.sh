@@ -5,6 +5,8 @@
 #    record --method=ptrace, gcc -O2 and clang -O0: same checks as every
 #    other method (exact counts, expected trees), through tests/lib/job.sh;
 #  - a static binary and a PIE: output unchanged, exact counts;
+#  - a program that execs itself and then runs threads: every call seen, no
+#    breakpoint stepped over in place (info's breakpoints line);
 #  - attach: a multi-threaded program that checks its own results is
 #    attached to and detached from 20 times; it must finish with every
 #    result right, no int3 left at any function, no mapping of ours left,
@@ -110,6 +112,43 @@ PY
 	ct info -i "$kind.data" | grep -q '^method: *ptrace' && pass "$kind/info-method" ||
 		fail "$kind/info-method" "info does not say ptrace"
 done
+
+# ---- an exec, then threads: the new image's breakpoints each get an out-of-line copy ------
+# The exec's stop is inside execve; a call of ours made there (the mmap for the copies)
+# came back as execve's result, and the first breakpoint of the new image was stepped over
+# in place at every hit, lifted meanwhile: the other threads' calls through it went unseen.
+if gcc -O1 -g -pthread -o exec_threads "$here/exec_threads.c" 2>exec_threads.build; then
+	timeout -k 5 60 ./exec_threads >exec_threads.native 2>&1
+	if ct record --method=ptrace -o exec_threads.data ./exec_threads >exec_threads.out \
+		2>exec_threads.err; then
+		cmp -s exec_threads.native exec_threads.out && pass exec-threads/same-output ||
+			fail exec-threads/same-output "output differs when traced" exec_threads.out
+		ct info -i exec_threads.data >exec_threads.info 2>&1
+		grep -q '^breakpoints: .* set, each with an out-of-line copy$' exec_threads.info &&
+			pass exec-threads/no-step-in-place ||
+			fail exec-threads/no-step-in-place "a breakpoint had no out-of-line copy" \
+				exec_threads.info
+		ct report -i exec_threads.data --json >exec_threads.json 2>>exec_threads.err
+		if "$PY" - exec_threads.native exec_threads.json >exec_threads.check 2>&1 <<'PY'; then
+import json, sys
+truth = {l.split()[0]: int(l.split()[1]) for l in open(sys.argv[1]) if l.split()[0] in ('leaf', 'mid')}
+got = {e['name']: e['calls'] for e in json.load(open(sys.argv[2]))}
+bad = ['%s: %s traced, %d made' % (n, got.get(n), v) for n, v in truth.items() if got.get(n) != v]
+if len(truth) != 2:
+    bad.append('the program did not print its counts')
+print('\n'.join(bad))
+sys.exit(1 if bad else 0)
+PY
+			pass exec-threads/every-call-seen
+		else
+			fail exec-threads/every-call-seen "calls went unseen" exec_threads.check
+		fi
+	else
+		fail exec-threads/record "record --method=ptrace failed" exec_threads.err
+	fi
+else
+	fail exec-threads/build "gcc failed" exec_threads.build
+fi
 
 # ---- attach and detach, again and again ---------------------------------------------
 gcc -O1 -g -pthread -o worker "$here/worker.c" || fail worker/build "gcc failed"
