@@ -12,12 +12,25 @@
  *
  *   FMT: d|i[8|16|32|64] signed (default d64), u[...] unsigned, x[...] hex,
  *        s string, c char, b bool, p pointer, f[32|64|80] floating point
+ *        (f80: long double, which on aarch64 is IEEE binary128)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+/*
+ * The registers of this machine's calling convention (the traced program
+ * runs here): integer arguments before the stack, and where long double is.
+ */
+#if defined(__aarch64__)
+#define CT_SPEC_INT_REGS 8 /* x0-x7 */
+#define CT_SPEC_QUAD	 1 /* long double: IEEE binary128 in a v register, returned in v0 */
+#else
+#define CT_SPEC_INT_REGS 6 /* rdi rsi rdx rcx r8 r9 */
+#define CT_SPEC_QUAD	 0 /* long double: x87's, on the stack, returned in st0 */
+#endif
 
 /* "TYPE" of a format; NULL if it is not one. */
 static const char *ct_fmt_type(const char *fmt, int fp, char *buf, size_t len)
@@ -72,12 +85,15 @@ static int ct_spec_arg(const char *item, char *out, size_t len)
 		return -1;
 	snprintf(name, sizeof(name), "%.*s", (int)(num + used - item), item);
 	size_t at = strlen(out);
-	if (fp)
+	if (fp && CT_SPEC_QUAD && t[1] == '1')
+		snprintf(out + at, len - at, "%s%s:F16@q%d", at ? "," : "", name, n - 1);
+	else if (fp)
 		snprintf(out + at, len - at, "%s%s:%s@%s%d", at ? "," : "", name, t,
 			 t[1] == '1' ? "s" : "x", n - 1); /* long double: the stack */
 	else
 		snprintf(out + at, len - at, "%s%s:%s@%s%d", at ? "," : "", name, t,
-			 n <= 6 ? "r" : "s", n <= 6 ? n - 1 : n - 7);
+			 n <= CT_SPEC_INT_REGS ? "r" : "s",
+			 n <= CT_SPEC_INT_REGS ? n - 1 : n - 1 - CT_SPEC_INT_REGS);
 	return 0;
 }
 
@@ -88,6 +104,10 @@ static int ct_spec_ret(const char *item, char *out, size_t len)
 	if (strncmp(item, "retval", 6) || (item[6] && item[6] != '/'))
 		return -1;
 	const char *t = ct_fmt_type(item[6] ? item + 7 : "", 0, type, sizeof(type));
+	if (t && CT_SPEC_QUAD && !strcmp(t, "f16")) {
+		snprintf(out, len, "F16@q0");
+		return 0;
+	}
 	if (!t || !strcmp(t, "f16"))
 		return -1;
 	snprintf(out, len, "%s@%s", t, t[0] == 'f' ? "x0" : "r0");

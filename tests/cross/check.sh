@@ -16,7 +16,7 @@
 # ldr literal of each size, cbz, tbz, b) as a function's first instruction, which
 # dynamic patching moves: the same results traced as alone, every call in the trace.
 # And tests/cross/pg_aarch64.c: -pg functions with each prologue shape _mcount reads
-# (and two it must leave alone): the same results, each call counted.
+# (pac-ret's too; a probe loop it must leave alone): the same results, each call counted.
 #
 # And record -a (patchable entries and dynamic patching) on tests/cross/args_cross.c:
 # the host's replay shows the arguments and return values the target captured, as
@@ -39,7 +39,8 @@
 #   COMBOS="gcc-O0 ..."     default: gcc and clang at -O0/-O2 (finstrument),
 #                           gcc-O2-patchable clang-O0-patchable, gcc-O2-patch
 #                           clang-O0-patch, gcc and clang at -O0/-O2 with plain
-#                           -pg (mcount), gcc-O2-fentry (calltrace-cc
+#                           -pg (mcount), gcc-O2-mcountpac (-pg with pac-ret
+#                           and BTI), gcc-O2-fentry (calltrace-cc
 #                           --method=fentry, which is -pg there too)
 #   JOBS=2                  jobs at a time
 set -u
@@ -59,7 +60,7 @@ T_READ=${T_READ:-60}
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 PY=${PY:-python3}
 COMBOS=${COMBOS:-gcc-O0 gcc-O2 clang-O0 clang-O2 gcc-O2-patchable clang-O0-patchable gcc-O2-patch clang-O0-patch
-	gcc-O0-mcount gcc-O2-mcount clang-O0-mcount clang-O2-mcount gcc-O2-fentry}
+	gcc-O0-mcount gcc-O2-mcount clang-O0-mcount clang-O2-mcount gcc-O2-mcountpac gcc-O2-fentry}
 export ROOT OUT PY CT
 export XDG_CACHE_HOME=$OUT/cache
 # The target's libraries come from the multiarch packages (install-deps.sh
@@ -239,7 +240,7 @@ if [ "$ARCH" = aarch64 ]; then
 	else
 		ok cross/pg/same-results
 		wrong=
-		for want in p_gcc:3 p_clang:3 p_big:3 p_subs:3 p_tail:3 p_inner:21 p_probe:0 p_pac:0; do
+		for want in p_gcc:3 p_clang:3 p_big:3 p_subs:3 p_tail:3 p_pac:3 p_inner:21 p_probe:0; do
 			n=$(grep -c " ${want%:*}()" "$P/replay.txt")
 			[ "$n" = "${want#*:}" ] || wrong="$wrong ${want%:*}: $n calls, not ${want#*:};"
 		done
@@ -291,6 +292,20 @@ for how in patchable patch; do
 		bad "cross/args/$how/host-reader" "the host's replay differs from the target's" "$A/$how.diff"
 	fi
 done
+
+# -A/-R specs: arg7-arg8 are x6-x7, arg9 on the stack; a long double (f80) is a quad there
+if [ "$ARCH" = aarch64 ] && [ -x "$A/args.patch" ]; then
+	(cd "$A" && timeout -k 5 120 "$CT" record -a -A 'ten@arg1,arg7,arg8,arg9,arg10' \
+		-A 'quad@fparg1/f80' -R 'quad@retval/f80' -o spec.data -- ./args.patch >/dev/null 2>spec.err &&
+		timeout -k 5 60 "$HOST_CT" replay -i spec.data >spec.replay 2>>spec.err)
+	if grep -qF 'ten(arg1=1, arg7=7, arg8=8, arg9=9, arg10=10) = 55;' "$A/spec.replay" &&
+		grep -qF 'quad(fparg1=0.333333333333333333333333333333333317)' "$A/spec.replay" &&
+		grep -qF '= 0.333333333333333333333333333333333317' "$A/spec.replay"; then
+		ok cross/args/specs
+	else
+		bad cross/args/specs "the host's replay of record -A/-R lacks the values" "$A/spec.replay"
+	fi
+fi
 
 # and the other way round: the host's record -a (SysV: x87's long double too) read by the target
 if PATH=${PATH#"$XBIN:"} gcc -g -O2 "$ROOT/tests/cross/args_cross.c" -o "$A/args.host" 2>"$A/build.err" &&
