@@ -186,7 +186,8 @@ void ct_syshdr_offer(const char *path)
 	}
 	ct_dwarf_system_functions(path, ct_syshdr_add, &found);
 	if (found.n <= CT_SYSHDR_MAX) {
-		qsort(found.addr, found.n, sizeof(*found.addr), ct_syshdr_order);
+		if (found.n) /* none found: no array to sort */
+			qsort(found.addr, found.n, sizeof(*found.addr), ct_syshdr_order);
 		h.count = (uint32_t)found.n;
 		/* an empty list is kept too: the walk is what costs */
 		if (!(cached && ct_syshdr_keep(cached, &h, found.addr)) && found.n)
