@@ -153,4 +153,47 @@ _mcount:
 	.cfi_endproc
 	.size	_mcount, .-_mcount
 
+	/*
+	 * uint64_t ct_a64_pac_sign(value, modifier, pac): value signed as a
+	 * function's paciasp (pac 1) or pacibsp (2) signs x30 with its entry sp.
+	 */
+	.globl	ct_a64_pac_sign
+	.hidden	ct_a64_pac_sign
+	.type	ct_a64_pac_sign, %function
+	.p2align 4
+ct_a64_pac_sign:
+	.cfi_startproc
+	CT_BTI_C
+	mov	x17, x0
+	mov	x16, x1
+	cmp	x2, #2
+	b.eq	1f
+	hint	#8			/* pacia1716 */
+	mov	x0, x17
+	ret
+1:	hint	#10			/* pacib1716 */
+	mov	x0, x17
+	ret
+	.cfi_endproc
+	.size	ct_a64_pac_sign, .-ct_a64_pac_sign
+
+	/* uint64_t ct_a64_pac_strip(value): the address without its signature */
+	.globl	ct_a64_pac_strip
+	.hidden	ct_a64_pac_strip
+	.type	ct_a64_pac_strip, %function
+	.p2align 4
+ct_a64_pac_strip:
+	.cfi_startproc
+	CT_BTI_C
+	mov	x16, x30
+	.cfi_register x30, x16
+	mov	x30, x0
+	hint	#7			/* xpaclri */
+	mov	x0, x30
+	mov	x30, x16
+	.cfi_restore x30
+	ret
+	.cfi_endproc
+	.size	ct_a64_pac_strip, .-ct_a64_pac_strip
+
 	.section .note.GNU-stack, "", %progbits

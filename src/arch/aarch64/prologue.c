@@ -15,8 +15,10 @@
  * where the entry sp was (gcc puts the frame record at the bottom of the
  * frame, clang often at its top): the prologue does. We read it backwards
  * from the x29 it sets up to the function's start, adding up what it takes
- * from sp; anything else that moves sp there, and a signed return address
- * (paciasp), and we leave the call untraced rather than guess.
+ * from sp; anything else that moves sp there, and we leave the call
+ * untraced rather than guess. A function that starts with paciasp
+ * (pacibsp) has signed its return address with the entry sp: the cache says
+ * so, and the hooks strip it and sign what they put there (fentry.c).
  */
 #include <stdint.h>
 #include <string.h>
@@ -130,7 +132,7 @@ static int ct_mc_mov_of(uint32_t w, int reg, uint64_t *val, int *seen)
 	return -1; /* anything else written to it: not read */
 }
 
-static uintptr_t ct_a64_read_prologue(uintptr_t call_site)
+static uintptr_t ct_a64_read_prologue(uintptr_t call_site, unsigned *pac)
 {
 	uintptr_t at = call_site - 4, end = call_site - 4 * CT_MCOUNT_SCAN;
 	uint32_t w, fp_off = 0;
@@ -156,8 +158,10 @@ static uintptr_t ct_a64_read_prologue(uintptr_t call_site)
 		if ((at -= 4) <= end)
 			return 0; /* no start found */
 		w = ct_mc_word(at);
-		if (w == CT_A64_PACIASP || w == CT_A64_PACIBSP)
-			return 0; /* its return address is signed: ours would not authenticate */
+		if (w == CT_A64_PACIASP || w == CT_A64_PACIBSP) {
+			*pac = w == CT_A64_PACIASP ? CT_A64_PAC_A : CT_A64_PAC_B;
+			break; /* the function's start (its landing pad too) */
+		}
 		if (ct_mc_ends(w))
 			break;
 		if (ct_mc_cond_branch(w))
@@ -185,15 +189,19 @@ static uintptr_t ct_a64_read_prologue(uintptr_t call_site)
 	return (uintptr_t)(size - fp_off);
 }
 
-uintptr_t ct_a64_mcount_frame(uintptr_t call_site)
+uintptr_t ct_a64_mcount_frame(uintptr_t call_site, unsigned *pac)
 {
 	uintptr_t size;
-	if (ct_a64_frame_cached(call_site, &size))
+	if (ct_a64_frame_cached(call_site, &size, pac))
 		return size;
-	size = ct_a64_read_prologue(call_site);
-	/* 16 bits of eighths: frames up to 512 KiB are kept, larger ones read again */
-	if (call_site >> 48 == 0 && size / 8 <= 0xffff)
-		__atomic_store_n(ct_a64_frame_entry(call_site), (uint64_t)call_site << 16 | size / 8,
+	*pac = 0;
+	size = ct_a64_read_prologue(call_site, pac);
+	if (!size)
+		*pac = 0;
+	/* 14 bits of eighths: frames up to 128 KiB are kept, larger ones read again */
+	if (call_site >> 48 == 0 && size / 8 <= CT_A64_FRAME_MASK)
+		__atomic_store_n(ct_a64_frame_entry(call_site),
+				 (uint64_t)call_site << 16 | (uint64_t)*pac << 14 | size / 8,
 				 __ATOMIC_RELAXED);
 	return size;
 }

@@ -11,20 +11,32 @@
 #include <stdint.h>
 
 /*
- * What the prologues read say, by call site: the call site << 16 | the
- * frame record's distance to the entry sp / 8 (0: not traceable). One
- * 64-bit word each, written and read whole: threads share it without a lock.
+ * What the prologues read say, by call site: the call site << 16 | how its
+ * return address is signed << 14 | the frame record's distance to the entry
+ * sp / 8 (0: not traceable). One 64-bit word each, written and read whole:
+ * threads share it without a lock.
  */
 #define CT_A64_FRAME_CACHE 4096u
+#define CT_A64_FRAME_MASK  0x3fffu
+#define CT_A64_PAC_A	   1u /* paciasp: key A, the entry sp as modifier */
+#define CT_A64_PAC_B	   2u /* pacibsp */
 extern uint64_t ct_a64_frame_cache[CT_A64_FRAME_CACHE] __attribute__((visibility("hidden")));
 
 /*
  * The distance from a function's frame record (its x29) up to its entry sp,
  * read from the prologue before the "bl _mcount" whose return address is
  * call_site (and kept in the cache); 0 when the prologue is not one we can
- * read, or signs its return address (pac-ret): that call is then not traced.
+ * read: that call is then not traced. *pac: CT_A64_PAC_A or _B if the
+ * function signs its return address, else 0.
  */
-uintptr_t ct_a64_mcount_frame(uintptr_t call_site) __attribute__((visibility("hidden")));
+uintptr_t ct_a64_mcount_frame(uintptr_t call_site, unsigned *pac)
+	__attribute__((visibility("hidden")));
+
+/* mcount.S: value signed (pacia1716, pacib1716) or stripped (xpaclri) as by the function itself;
+ * hint instructions, which leave value as it is on a processor without pointer authentication */
+uint64_t ct_a64_pac_sign(uint64_t value, uint64_t modifier, unsigned pac)
+	__attribute__((visibility("hidden")));
+uint64_t ct_a64_pac_strip(uint64_t value) __attribute__((visibility("hidden")));
 
 static inline uint64_t *ct_a64_frame_entry(uintptr_t call_site)
 {
@@ -33,12 +45,13 @@ static inline uint64_t *ct_a64_frame_entry(uintptr_t call_site)
 
 /* The cached distance: 1 if known (*size then 0 for a call not traced), 0 if not yet read. */
 static inline __attribute__((always_inline)) int ct_a64_frame_cached(uintptr_t call_site,
-								     uintptr_t *size)
+								     uintptr_t *size, unsigned *pac)
 {
 	uint64_t e = __atomic_load_n(ct_a64_frame_entry(call_site), __ATOMIC_RELAXED);
 	if (e >> 16 != call_site)
 		return 0;
-	*size = (uintptr_t)(e & 0xffff) * 8;
+	*size = (uintptr_t)(e & CT_A64_FRAME_MASK) * 8;
+	*pac = (unsigned)(e >> 14) & 3;
 	return 1;
 }
 

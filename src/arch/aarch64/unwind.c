@@ -12,10 +12,14 @@
  * is at or above the record). The places are kept with their frame's slot:
  * after the catch, those of the frames still traced get the trampoline
  * again (the others' memory may be a live frame of someone else by then).
+ * A function that signs its return address (pac-ret: -pg code, whose hook
+ * signed the trampoline alike) gets both signed, as the unwinder
+ * authenticates them with the frame's CFA, its entry sp (the slot + 16).
  */
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prologue.h"
 #include "unwind.h"
 
 #define CT_A64_KEPT_MAX 512
@@ -23,6 +27,7 @@
 struct ct_unhooked {
 	uintptr_t *at;
 	uintptr_t slot;
+	unsigned pac;
 };
 static __thread struct ct_unhooked ct_unhooked[CT_A64_KEPT_MAX];
 static __thread size_t ct_nunhooked;
@@ -37,12 +42,13 @@ size_t ct_arch_unhook(uintptr_t tramp, const struct ct_arch_hooked *f, size_t n)
 		uintptr_t *next = (uintptr_t *)fp[0];
 		while (k < n && f[k].slot < (uintptr_t)fp)
 			k++;
-		if (k < n && fp[1] == tramp) {
-			fp[1] = f[k].ret;
+		if (k < n && (fp[1] == tramp || (f[k].pac && ct_a64_pac_strip(fp[1]) == tramp))) {
+			fp[1] = f[k].pac ? ct_a64_pac_sign(f[k].ret, f[k].slot + 16, f[k].pac)
+					 : f[k].ret;
 			used++;
 			if (ct_nunhooked < CT_A64_KEPT_MAX)
 				ct_unhooked[ct_nunhooked++] =
-					(struct ct_unhooked){ &fp[1], f[k].slot };
+					(struct ct_unhooked){ &fp[1], f[k].slot, f[k].pac };
 		}
 		if (next <= fp)
 			break;
@@ -56,7 +62,8 @@ void ct_arch_rehook(uintptr_t tramp, const uintptr_t *live, size_t n)
 	for (size_t i = 0; i < ct_nunhooked; i++)
 		for (size_t k = 0; k < n; k++)
 			if (live[k] == ct_unhooked[i].slot) {
-				*ct_unhooked[i].at = tramp;
+				struct ct_unhooked *u = &ct_unhooked[i];
+				*u->at = u->pac ? ct_a64_pac_sign(tramp, u->slot + 16, u->pac) : tramp;
 				break;
 			}
 	ct_nunhooked = 0;

@@ -6,9 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A traced frame: its slot (entry.S) and its real return address. */
+/*
+ * A traced frame: its slot (entry.S), its real return address, and pac: if
+ * the function signs the return address in its frame record (-pg code with
+ * pac-ret, prologue.h), which key signs it, the modifier being its entry sp.
+ */
 struct ct_arch_hooked {
 	uintptr_t slot, ret;
+	unsigned pac;
 };
 
 /*

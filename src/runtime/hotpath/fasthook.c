@@ -106,7 +106,8 @@ uint64_t ct_fentry_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *re
  * -pg (src/arch/aarch64/mcount.S): the slot is in the function's frame
  * record, the frame known by a key from its entry sp (fentry.c's
  * ct_mcount_enter), whose prologue was read before (else the slow path
- * reads it). A call not traced is done.
+ * reads it), and which did not sign its return address. A call not traced
+ * is done.
  */
 uint64_t ct_mcount_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *regs)
 {
@@ -114,9 +115,11 @@ uint64_t ct_mcount_enter_fast(uintptr_t *slot, uintptr_t call_site, uint64_t *re
 	struct ct_shadow_frame *s = t->shadow;
 	uint32_t d = t->sdepth;
 	uintptr_t size, key;
+	unsigned pac;
 
-	if (ct_unlikely(!ct_a64_frame_cached(call_site, &size) || !s || d >= t->scap ||
-			!ct_fast_usable(t)))
+	/* a signed return address: fentry.c strips it and signs the trampoline */
+	if (ct_unlikely(!ct_a64_frame_cached(call_site, &size, &pac) || pac || !s ||
+			d >= t->scap || !ct_fast_usable(t)))
 		return CT_HOOK_SLOW;
 	if (!(key = ct_a64_mcount_key(slot, size)))
 		return CT_HOOK_DONE;

@@ -42,8 +42,8 @@ void ct_hook_finish(uint64_t status, uintptr_t *slot, uint64_t w1) CT_HIDDEN;
  * known by key (the slot itself but on aarch64's -pg); ci: what to capture
  * of its arguments (args.h), from the registers at regs.
  */
-static void ct_hijack_enter_at(uintptr_t *key, uintptr_t *slot, uintptr_t fn, uint32_t method,
-			       uint16_t ci, const uint64_t *regs)
+static void ct_hijack_enter_at(uintptr_t *key, uintptr_t *slot, uintptr_t ret, uintptr_t hook,
+			       uintptr_t fn, uint32_t method, uint16_t ci, const uint64_t *regs)
 {
 	struct ct_thread *t = &ct_self;
 	uintptr_t sp = (uintptr_t)key;
@@ -55,8 +55,8 @@ static void ct_hijack_enter_at(uintptr_t *key, uintptr_t *slot, uintptr_t fn, ui
 	uint32_t d = t->sdepth;
 	if (ct_unlikely(d >= t->scap))
 		return; /* nowhere to keep the return address: this call is not traced */
-	d = ct_shadow_open_at(t, s, d, sp, *slot, fn, ci);
-	*slot = (uintptr_t)ct_return_trampoline;
+	d = ct_shadow_open_at(t, s, d, sp, ret, fn, ci);
+	*slot = hook;
 	if (gated) /* off: kept in the shadow stack only, for when it comes back on */
 		ct_paused_at(t, d);
 	else if (ci)
@@ -68,7 +68,7 @@ static void ct_hijack_enter_at(uintptr_t *key, uintptr_t *slot, uintptr_t fn, ui
 static void ct_hijack_enter(uintptr_t *slot, uintptr_t fn, uint32_t method, uint16_t ci,
 			    const uint64_t *regs)
 {
-	ct_hijack_enter_at(slot, slot, fn, method, ci, regs);
+	ct_hijack_enter_at(slot, slot, *slot, (uintptr_t)ct_return_trampoline, fn, method, ci, regs);
 }
 
 void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs)
@@ -83,15 +83,23 @@ void ct_fentry_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs)
  * function around it. Arguments are not captured: the prologue ran. On
  * aarch64 the slot is in the function's frame record (src/arch/aarch64/
  * mcount.S), and the frame is known by its entry sp, as the patchable
- * entries' (16 bytes below it), which its prologue says (prologue.c).
+ * entries' (16 bytes below it), which its prologue says (prologue.c). A
+ * function that signed its return address (pac-ret) with that sp gets the
+ * trampoline signed alike, for its epilogue's autiasp.
  */
 void ct_mcount_enter(uintptr_t *slot, uintptr_t call_site, const uint64_t *regs)
 {
 #if defined(__aarch64__)
-	uintptr_t key = ct_a64_mcount_key(slot, ct_a64_mcount_frame(call_site));
+	unsigned pac;
+	uintptr_t key = ct_a64_mcount_key(slot, ct_a64_mcount_frame(call_site, &pac));
+	uintptr_t ret = *slot, hook = (uintptr_t)ct_return_trampoline;
 	if (!key)
 		return; /* a prologue we cannot read: not traced */
-	ct_hijack_enter_at((uintptr_t *)key, slot, call_site, CT_METHOD_MCOUNT, 0, regs);
+	if (pac) {
+		ret = ct_a64_pac_strip(ret);
+		hook = ct_a64_pac_sign(hook, key + 16, pac);
+	}
+	ct_hijack_enter_at((uintptr_t *)key, slot, ret, hook, call_site, CT_METHOD_MCOUNT, 0, regs);
 #else
 	ct_hijack_enter(slot, call_site, CT_METHOD_MCOUNT, 0, regs);
 #endif
@@ -176,9 +184,15 @@ void ct_fentry_unhook(struct ct_thread *t)
 	struct ct_arch_hooked f[512];
 	size_t n = 0;
 	/* innermost first; a tail call's frame keeps the trampoline: its caller's, at the same slot, is real */
-	for (uint32_t i = ct_shadow_kept(t); s && i-- > 0 && n < 512;)
-		if (s[i].ret && s[i].ret != (uintptr_t)ct_return_trampoline)
-			f[n++] = (struct ct_arch_hooked){ s[i].sp, s[i].ret };
+	for (uint32_t i = ct_shadow_kept(t); s && i-- > 0 && n < 512;) {
+		uintptr_t size;
+		unsigned pac = 0; /* -pg's frames (fn their call site) may have signed theirs */
+		if (s[i].ret && s[i].ret != (uintptr_t)ct_return_trampoline) {
+			if (!ct_a64_frame_cached(s[i].fn, &size, &pac))
+				pac = 0;
+			f[n++] = (struct ct_arch_hooked){ s[i].sp, s[i].ret, pac };
+		}
+	}
 	if (ct_arch_unhook((uintptr_t)ct_return_trampoline, f, n))
 		t->unhooked = 1; /* and stays so until the catch: an earlier unwind's places are kept */
 }
