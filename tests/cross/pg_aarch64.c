@@ -1,13 +1,13 @@
 /*
  * -pg on aarch64: functions that call _mcount after prologues of each shape
  * the runtime reads to find their entry sp (src/arch/aarch64/prologue.c),
- * written out as gcc and clang write them, and two it must leave alone: a
- * prologue with a stack probe's loop, and one that signs its return address
- * (paciasp: the trampoline in its frame record would not authenticate).
- * Built with -pg; prints each result. tests/cross/check.sh compares them with
- * the untraced run's and counts the calls in the trace: 3 of each traced
- * function, 21 of p_inner (called by all seven, p_tail by a tail call), none
- * of p_probe and p_pac.
+ * written out as gcc and clang write them, one that signs its return
+ * address (paciasp: the trampoline put in its frame record must be signed
+ * alike, or its autiasp fails), and one it must leave alone: a prologue with
+ * a stack probe's loop. Built with -pg; prints each result.
+ * tests/cross/check.sh compares them with the untraced run's and counts the
+ * calls in the trace: 3 of each traced function, 21 of p_inner (called by
+ * all seven, p_tail by a tail call), none of p_probe.
  */
 #include <stdio.h>
 
@@ -63,7 +63,7 @@ __asm__(".text\n"
 	"	bl _mcount\n	mov x0, x19\n	bl p_inner\n	add x0, x0, #6\n	ldr x19, [sp, #16]\n"
 	"	ldp x29, x30, [sp], #16\n	add sp, sp, #32\n	ret\n"
 	".size p_probe, .-p_probe\n"
-	/* pac-ret: the saved x30 is signed; left alone */
+	/* pac-ret: the saved x30 is signed with the entry sp */
 	".p2align 4\n.globl p_pac\n.type p_pac, %function\n"
 	"p_pac:	paciasp\n	stp x29, x30, [sp, #-32]!\n	mov x29, sp\n	str x19, [sp, #16]\n"
 	"	mov x19, x0\n	bl _mcount\n	mov x0, x19\n	bl p_inner\n	add x0, x0, #7\n"

@@ -13,7 +13,8 @@
 # COMBO is COMPILER-OPT[-METHOD]: METHOD finstrument (the default) builds with
 # -finstrument-functions; fentry and patchable through calltrace-cc
 # --method=METHOD (-pg -mfentry without gprof's start files;
-# -fpatchable-function-entry=5,0); mcount with plain -pg, as for gprof;
+# -fpatchable-function-entry=5,0); mcount with plain -pg, as for gprof
+# (mcountpac: with -mbranch-protection=standard too, aarch64's pac-ret);
 # patch builds with nothing special and lets calltrace patch the functions in
 # memory (and those of the program's own libraries, by -P 'lib.so:*'), all
 # but those the program marks NOTRACE (truth.h), by -P '!name'.
@@ -136,8 +137,9 @@ fi
 # ---- build -----------------------------------------------------------------
 flags=(-g -finstrument-functions "-$opt" -Wall -pthread "-I$P" "$std")
 rec_opts=()
-if [ "$method" = mcount ]; then
+if [ "$method" = mcount ] || [ "$method" = mcountpac ]; then
 	flags=(-g -pg "-$opt" -Wall -pthread "-I$P" "$std") # gprof's build, gmon.out and all
+	[ "$method" = mcount ] || flags+=(-mbranch-protection=standard)
 elif [ "$method" = patch ]; then
 	flags=(-g "-$opt" -Wall -pthread "-I$P" "$std")
 elif [ "$method" != finstrument ]; then
