@@ -205,3 +205,13 @@ uintptr_t ct_a64_mcount_frame(uintptr_t call_site, unsigned *pac)
 				 __ATOMIC_RELAXED);
 	return size;
 }
+
+/* A module went away (dlclose): another may be loaded where its code was. */
+void ct_a64_frames_forget(uintptr_t lo, uintptr_t hi)
+{
+	for (size_t i = 0; i < CT_A64_FRAME_CACHE; i++) {
+		uint64_t site = __atomic_load_n(&ct_a64_frame_cache[i], __ATOMIC_RELAXED) >> 16;
+		if (site - lo < hi - lo)
+			__atomic_store_n(&ct_a64_frame_cache[i], 0, __ATOMIC_RELAXED);
+	}
+}

@@ -32,6 +32,9 @@ extern uint64_t ct_a64_frame_cache[CT_A64_FRAME_CACHE] __attribute__((visibility
 uintptr_t ct_a64_mcount_frame(uintptr_t call_site, unsigned *pac)
 	__attribute__((visibility("hidden")));
 
+/* A module's code in [lo, hi) went away: what was read of it is forgotten. */
+void ct_a64_frames_forget(uintptr_t lo, uintptr_t hi) __attribute__((visibility("hidden")));
+
 /* mcount.S: value signed (pacia1716, pacib1716) or stripped (xpaclri) as by the function itself;
  * hint instructions, which leave value as it is on a processor without pointer authentication */
 uint64_t ct_a64_pac_sign(uint64_t value, uint64_t modifier, unsigned pac)

@@ -17,6 +17,9 @@
 #include "../hotpath/hotpath.h"
 #include "../methods/methods.h"
 #include "process.h"
+#if defined(__aarch64__)
+#include "../../arch/aarch64/prologue.h"
+#endif
 
 static _Atomic int ct_scanning;
 static unsigned long long ct_seen_adds;
@@ -221,6 +224,9 @@ CT_EXPORT int dlclose(void *handle)
 		if (!ct_span_present(&after, &before.span[i])) {
 			ct_emit_ext(CT_EXT_UNLOAD, &before.span[i], sizeof(before.span[i]), 1);
 			ct_patch_forget(); /* another may be loaded where it was */
+#if defined(__aarch64__)
+			ct_a64_frames_forget(before.span[i].lo, before.span[i].hi); /* -pg's prologues */
+#endif
 		}
 	errno = err;
 	return r;
