@@ -106,6 +106,7 @@ static struct result run(uint32_t jobs, int level)
 		j->d = chunks[i].d;
 		j->w = chunks[i].w;
 		j->nwords = 2 * chunks[i].n;
+		j->nmore = 0;
 		j->flags = 0;
 		j->kind = CT_JOB_TAKE;
 		ct_workers_submit(&w);

@@ -289,6 +289,14 @@ static void ct_on_side(struct ct_collector *c, const struct ct_desc_view *d,
 
 static void ct_recycle(struct ct_collector *c, uint32_t idx, uint64_t dirty);
 
+/* A chunk taken for good: its read state forgotten, its dirty bytes zeroed, free again. */
+static void ct_give_back(struct ct_collector *c, uint32_t idx, uint64_t dirty)
+{
+	c->read_off[idx] = 0;
+	c->early[idx] = 0;
+	ct_recycle(c, idx, dirty);
+}
+
 /*
  * An encoded chunk's outcome, in the order the chunks were handed out: what
  * the collector does about its extended records (blocks of their own before
@@ -331,11 +339,13 @@ static void ct_commit(struct ct_collector *c, struct ct_chunk_job *j)
 		c->read_off[d->idx] += (uint32_t)j->used;
 	} else if (j->kind == CT_JOB_TAKE) {
 		uint64_t limit = j->salvage ? c->pool->geo.chunk_size : d->used / 8 * 8;
-		c->read_off[d->idx] = 0;
-		c->early[d->idx] = 0;
 		/* a salvaged chunk may hold a torn record past what we read */
-		ct_recycle(c, d->idx,
-			   j->salvage ? CT_ZERO_ALL : ct_max(j->read_before + j->used, limit));
+		ct_give_back(c, d->idx,
+			     j->salvage ? CT_ZERO_ALL : ct_max(j->read_before + j->used, limit));
+		for (uint32_t k = 0; k < j->nmore; k++) {
+			const struct ct_chunk_more *m = &j->more[k];
+			ct_give_back(c, m->d.idx, ct_max(m->read_before + m->used, m->d.used / 8 * 8));
+		}
 	}
 }
 
@@ -354,6 +364,7 @@ static uint64_t ct_encode_now(struct ct_collector *c, const struct ct_desc_view 
 	j->kind = kind;
 	j->salvage = 0;
 	j->read_before = 0;
+	j->nmore = 0;
 	ct_chunk_encode(&c->enc, j);
 	ct_commit(c, j);
 	return j->used;
@@ -412,28 +423,67 @@ static uint64_t *ct_next_seq(struct ct_collector *c, const struct ct_desc_view *
 			  (uint64_t)d->instance << 32 | (uint32_t)d->tid | UINT64_C(1) << 63, &added);
 }
 
+/* Hand the chunks gathered for a block to the encoder. */
+static void ct_submit_group(struct ct_collector *c)
+{
+	if (!c->group)
+		return;
+	c->group = NULL;
+	ct_workers_submit(&c->workers);
+}
+
+/*
+ * Chunk d after the open group's last, into the same block? Only the next
+ * published chunk of the same thread, while the group has room.
+ */
+static int ct_joins_group(const struct ct_collector *c, const struct ct_desc_view *d, int salvage)
+{
+	const struct ct_chunk_job *j = c->group;
+	if (!j || salvage || j->nmore == CT_JOB_MORE)
+		return 0;
+	const struct ct_desc_view *last = j->nmore ? &j->more[j->nmore - 1].d : &j->d;
+	return d->instance == last->instance && d->tid == last->tid && d->pid == last->pid &&
+	       d->thread_seq == last->thread_seq + 1 && !(last->flags & CT_CHUNK_LAST);
+}
+
+/*
+ * Take chunk d: the next of the open group's thread joins the group;
+ * another starts a group of its own (a salvaged chunk is a job alone). A
+ * group goes to the encoder when it is full, ends with the thread's last
+ * chunk, or another thread's chunk comes (ct_collect hands out the last).
+ */
 static void ct_collect_chunk(struct ct_collector *c, const struct ct_desc_view *d, int salvage)
 {
 	uint32_t idx = d->idx, size = c->pool->geo.chunk_size;
 	const uint64_t *w = ct_rec_chunk(c->pool, idx);
 	uint64_t used = salvage ? size : d->used / 8 * 8;
-	uint32_t flags = (salvage ? c->ring ? CT_EVENTS_SNAPSHOT : CT_EVENTS_SALVAGED : 0) |
-			 (d->flags & CT_CHUNK_LAST ? CT_EVENTS_LAST : 0);
 	uint64_t off = c->read_off[idx]; /* live: what was read already */
+	uint64_t nwords = used > off ? (used - off) / 8 : 0;
 	struct ct_chunk_job *j;
 
 	ct_note_instance(c, d->instance, d->pid);
-	while (!(j = ct_workers_slot(&c->workers)))
-		ct_commit_oldest(c);
-	j->d = *d;
-	j->w = w + off / 8;
-	j->nwords = used > off ? (used - off) / 8 : 0;
-	j->flags = flags;
-	j->generation = c->generation;
-	j->kind = CT_JOB_TAKE;
-	j->salvage = salvage;
-	j->read_before = off;
-	ct_workers_submit(&c->workers);
+	if (ct_joins_group(c, d, salvage)) {
+		j = c->group;
+		j->more[j->nmore++] = (struct ct_chunk_more){ *d, w + off / 8, nwords, off, 0 };
+	} else {
+		ct_submit_group(c);
+		while (!(j = ct_workers_slot(&c->workers)))
+			ct_commit_oldest(c);
+		j->d = *d;
+		j->w = w + off / 8;
+		j->nwords = nwords;
+		j->nmore = 0;
+		j->flags = salvage ? c->ring ? CT_EVENTS_SNAPSHOT : CT_EVENTS_SALVAGED : 0;
+		j->generation = c->generation;
+		j->kind = CT_JOB_TAKE;
+		j->salvage = salvage;
+		j->read_before = off;
+		c->group = j;
+	}
+	if (d->flags & CT_CHUNK_LAST)
+		j->flags |= CT_EVENTS_LAST;
+	if (salvage || (d->flags & CT_CHUNK_LAST) || j->nmore == CT_JOB_MORE)
+		ct_submit_group(c);
 }
 
 /*
@@ -616,6 +666,7 @@ size_t ct_collect(struct ct_collector *c, enum ct_take take)
 		else
 			left++;
 	}
+	ct_submit_group(c);
 	ct_commit_all(c);
 	c->full_left = left;
 	if (take != CT_TAKE_FULL)

@@ -279,21 +279,20 @@ static void ct_take_block(struct ct_encoder *e, struct ct_chunk_job *j)
 	j->hdr = e->hdr;
 }
 
-void ct_chunk_encode(struct ct_encoder *e, struct ct_chunk_job *j)
+/*
+ * One chunk's records into the encoder's block: calls and returns through
+ * the run, the rest one at a time. Returns the bytes of w read; calls and
+ * abandoned slots are added to j.
+ */
+static uint64_t ct_encode_chunk(struct ct_encoder *e, struct ct_chunk_job *j, const uint64_t *w,
+				uint64_t nwords, uint64_t base)
 {
-	const uint64_t *w = j->w;
-	const uint64_t nwords = j->nwords, base = j->d.base_clock;
-	uint64_t i = 0, calls = 0, last = base;
+	uint64_t i = 0, last = base;
 
-	j->nside = 0;
-	j->abandoned = 0;
-	ct_encoder_begin(e, j->d.instance, j->d.pid, j->d.tid, j->d.thread_seq, j->flags,
-			 (uint32_t)(nwords / 2));
-	e->hdr.snapshot = j->generation;
 	while (i + 2 <= nwords) {
 		uint64_t from = i;
 		i = ct_encode_run(e, w, i, nwords, base, &last);
-		calls += (i - from) / 2;
+		j->calls += (i - from) / 2;
 		if (i + 2 > nwords)
 			break;
 		uint64_t w0 = w[i], w1 = w[i + 1];
@@ -319,9 +318,27 @@ void ct_chunk_encode(struct ct_encoder *e, struct ct_chunk_job *j)
 		ct_encode_ext(e, j, clock, ct_ev_ext_type(w1), (const uint8_t *)(w + i + 2), n * 8);
 		i += 2 + n;
 	}
+	return i * 8;
+}
+
+void ct_chunk_encode(struct ct_encoder *e, struct ct_chunk_job *j)
+{
+	uint64_t words = j->nwords;
+	for (uint32_t k = 0; k < j->nmore; k++)
+		words += j->more[k].nwords;
+
+	j->nside = 0;
+	j->abandoned = 0;
+	j->calls = 0;
+	ct_encoder_begin(e, j->d.instance, j->d.pid, j->d.tid, j->d.thread_seq, j->flags,
+			 (uint32_t)(words / 2));
+	e->hdr.snapshot = j->generation;
+	j->used = ct_encode_chunk(e, j, j->w, j->nwords, j->d.base_clock);
+	for (uint32_t k = 0; k < j->nmore; k++) {
+		struct ct_chunk_more *m = &j->more[k];
+		m->used = ct_encode_chunk(e, j, m->w, m->nwords, m->d.base_clock);
+	}
 	if (e->hdr.nrecords)
 		ct_encoder_finish(e);
 	ct_take_block(e, j);
-	j->calls = calls;
-	j->used = i * 8;
 }

@@ -37,18 +37,35 @@ enum ct_job_kind {
 	CT_JOB_SNAPSHOT, /* a copy of a ring: nothing to give back */
 };
 
-struct ct_chunk_job {
-	/* in */
+/*
+ * Chunks of one thread that follow the job's first, encoded into the same
+ * block: a larger block compresses better and costs less a record (one
+ * function table, one zstd frame). Published chunks only (not salvaged,
+ * not live, not snapshots).
+ */
+#define CT_JOB_MORE 3 /* at most 4 chunks a block: 256 KiB of the default 64 KiB chunks */
+struct ct_chunk_more {
 	struct ct_desc_view d;
 	const uint64_t *w;
 	uint64_t nwords;
+	uint64_t read_before;
+	uint64_t used; /* out: bytes of w read */
+};
+
+struct ct_chunk_job {
+	/* in: the first chunk, and nmore after it */
+	struct ct_desc_view d;
+	const uint64_t *w;
+	uint64_t nwords;
+	struct ct_chunk_more more[CT_JOB_MORE];
+	uint32_t nmore;
 	uint32_t flags;	     /* CT_EVENTS_* */
 	uint32_t generation; /* flight recorder: the snapshot */
 	enum ct_job_kind kind;
 	int salvage;
 	uint64_t read_before; /* live: bytes of the chunk read already */
 	/* out */
-	uint64_t used; /* bytes of w read */
+	uint64_t used; /* bytes of w read (of the first chunk) */
 	uint64_t calls, abandoned;
 	struct ct_events_hdr hdr; /* hdr.nrecords == 0: no block */
 	struct ct_buf out;	  /* the block's payload */
@@ -57,7 +74,7 @@ struct ct_chunk_job {
 	uint32_t nside, side_cap;
 };
 
-/* Encode j's chunk with e; the block (if any) and the side records end up in j. */
+/* Encode j's chunks with e; the block (if any) and the side records end up in j. */
 void ct_chunk_encode(struct ct_encoder *e, struct ct_chunk_job *j);
 void ct_chunk_job_free(struct ct_chunk_job *j);
 

@@ -124,6 +124,7 @@ struct ct_collector {
 	struct ct_writer *w;
 	struct ct_encoder enc;	 /* live, snapshots and lost-event blocks: here */
 	struct ct_chunk_job job; /* ... and their chunk */
+	struct ct_chunk_job *group; /* a slot gathering a thread's chunks, not handed out yet */
 	struct ct_workers workers; /* chunks taken from threads (record --jobs) */
 	uint64_t events, lost, salvaged, abandoned, blocks, crashes;
 	uint64_t refused;	/* chunks whose descriptor the program damaged: not read */

@@ -18,6 +18,8 @@
 #   jobs-modes/*       --jobs 2 with --ring and with --lossy: the recording ends,
 #                      recorded + lost = every call
 #   bad-jobs/*         --jobs 0, 257, x: one line on stderr, exit 2
+#   groups/*           a thread's chunks that wait together (the recorder stopped while
+#                      the thread fills 70 of them) go into blocks of 4 chunks: exact
 # Every command has a deadline.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
@@ -105,6 +107,36 @@ if [ -s jobs-1/seq ] && cmp -s jobs-1/seq jobs-2/seq && cmp -s jobs-1/seq jobs-4
 	ok jobs/same
 else
 	bad jobs/same "the threads' records differ between --jobs 1, 2 and 4"
+fi
+
+# ---- consecutive chunks of a thread in one block ----
+# The recorder is stopped (SIGSTOP) while the program fills about 70 chunks, so that
+# it finds them all waiting: they must go four to a block, every record exact.
+mkdir -p groups
+timeout -k 5 $T "$CT" record -o groups/t.data --jobs 1 -- ./work burst groups 200000 \
+	>groups/out 2>groups/err &
+rec=$!
+for _ in $(seq 200); do [ -n "$(pgrep -P $rec)" ] && break; sleep 0.05; done
+kill -STOP $rec 2>/dev/null
+for _ in $(seq 600); do [ -e groups/done ] && break; sleep 0.05; done
+kill -CONT $rec 2>/dev/null
+touch groups/go
+if wait $rec && timeout -k 5 $T "$CT" report -i groups/t.data >groups/report 2>&1; then
+	got="$(calls groups/report twice) $(calls groups/report once)"
+	most=$("$PY" -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import craft
+_, blocks = craft.parse(open(sys.argv[2], "rb").read())
+print(max(craft.EVH.unpack_from(b[2])[7] for b in blocks if b[0] == craft.EVENTS))' \
+		"$ROOT/tests/lib" groups/t.data 2>groups/py.err)
+	if [ "$got" = "200000 400000" ] && [ "${most:-0}" -gt 12288 ]; then
+		ok groups/exact
+	else
+		bad groups/exact "calls twice once: $got (200000 400000); most records in a block: ${most:-?} (more than 3 chunks' 12,288 expected)" groups/report
+	fi
+else
+	bad groups/exact "record or report failed" groups/err
 fi
 
 # ---- values past the byte planes: escaped, exact ----

@@ -4,12 +4,15 @@
  *   work threads T N   T threads, each calling twice() N times (2 calls of once() each)
  *   work gaps N        N calls 200 us apart: clock deltas past the byte planes' 16 bits
  *   work frames N      recursion N deep through 4 KiB frames: stack deltas past 8 bits
+ *   work burst DIR N   N calls of twice() in this thread, then DIR/done (and waits for
+ *                      DIR/go before it exits): the test stops the recorder meanwhile
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static long n;
 
@@ -61,6 +64,15 @@ int main(int argc, char **argv)
 			pause_200us();
 	} else if (!strcmp(argv[1], "frames")) {
 		printf("%ld\n", deep(n));
+	} else if (!strcmp(argv[1], "burst") && argc == 4) {
+		char path[4096];
+		run(NULL);
+		snprintf(path, sizeof(path), "%s/done", argv[2]);
+		fclose(fopen(path, "w"));
+		snprintf(path, sizeof(path), "%s/go", argv[2]);
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		for (int i = 0; i < 3000 && access(path, F_OK); i++)
+			nanosleep(&ts, NULL);
 	} else {
 		return 2;
 	}
