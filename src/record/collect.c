@@ -33,6 +33,7 @@ void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_w
 	c->views = ct_calloc(pool->geo.nchunks, sizeof(*c->views));
 	c->read_off = ct_calloc(pool->geo.nchunks, sizeof(uint32_t));
 	c->early = ct_calloc(pool->geo.nchunks, sizeof(uint64_t));
+	c->seen_ns = ct_calloc(pool->geo.nchunks, sizeof(uint64_t));
 }
 
 void ct_collector_free(struct ct_collector *c)
@@ -52,6 +53,7 @@ void ct_collector_free(struct ct_collector *c)
 	free(c->views);
 	free(c->read_off);
 	free(c->early);
+	free(c->seen_ns);
 }
 
 /* The process of an instance, as first told; 0 if it is new. */
@@ -294,6 +296,7 @@ static void ct_give_back(struct ct_collector *c, uint32_t idx, uint64_t dirty)
 {
 	c->read_off[idx] = 0;
 	c->early[idx] = 0;
+	c->seen_ns[idx] = 0;
 	ct_recycle(c, idx, dirty);
 }
 
@@ -412,6 +415,7 @@ static void ct_refuse(struct ct_collector *c, const struct ct_desc_view *v)
 	c->refused++;
 	c->read_off[v->idx] = 0;
 	c->early[v->idx] = 0;
+	c->seen_ns[v->idx] = 0;
 	ct_recycle(c, v->idx, CT_ZERO_ALL);
 }
 
@@ -636,6 +640,51 @@ static int ct_take_in_order(struct ct_collector *c, const struct ct_desc_view *d
 	return 1;
 }
 
+/*
+ * A thread's published chunks, when fewer than a block holds, may wait for
+ * the next ones (a block of four costs less a record than four blocks:
+ * one function table, one zstd frame), for CT_GATHER_NS at most: only in a
+ * plain recording (not live, not a flight recorder), while no thread waits
+ * for a chunk and the free stack has chunks to spare.
+ */
+#define CT_GATHER_NS (20 * 1000 * 1000)
+#define CT_GATHER_SPARE 16 /* free chunks, at least, for a pass to hold any back */
+
+static int ct_may_gather(const struct ct_collector *c, enum ct_take take)
+{
+	const struct ct_pool_ctl *ctl = c->pool->ctl;
+	return c->gather && take == CT_TAKE_FULL && !atomic_load(&ctl->free_waiters) &&
+	       atomic_load(&ctl->free_count) >= CT_GATHER_SPARE;
+}
+
+/*
+ * Views v[0 .. n): how many from v[0] on are the next chunks of v[0]'s
+ * thread, published, in order (a thread's last ends the run).
+ */
+static size_t ct_run_length(const struct ct_desc_view *v, size_t n)
+{
+	size_t k = 1;
+	while (k < n && k <= CT_JOB_MORE && v[k].state == CT_CHUNK_FULL &&
+	       v[k].instance == v[0].instance && v[k].tid == v[0].tid &&
+	       v[k].thread_seq == v[k - 1].thread_seq + 1 && !(v[k - 1].flags & CT_CHUNK_LAST))
+		k++;
+	return k;
+}
+
+/* Hold back the k chunks of a run shorter than a block, if their oldest is young enough. */
+static int ct_hold(struct ct_collector *c, const struct ct_desc_view *v, size_t k, uint64_t now)
+{
+	if (k > CT_JOB_MORE || v[0].state != CT_CHUNK_FULL || (v[k - 1].flags & CT_CHUNK_LAST))
+		return 0;
+	uint64_t oldest = now;
+	for (size_t i = 0; i < k; i++) {
+		if (!c->seen_ns[v[i].idx])
+			c->seen_ns[v[i].idx] = now;
+		oldest = ct_min(oldest, c->seen_ns[v[i].idx]);
+	}
+	return now - oldest < CT_GATHER_NS;
+}
+
 size_t ct_collect(struct ct_collector *c, enum ct_take take)
 {
 	struct ct_pool *p = c->pool;
@@ -657,8 +706,21 @@ size_t ct_collect(struct ct_collector *c, enum ct_take take)
 			n++;
 	}
 	qsort(c->views, n, sizeof(*c->views), ct_by_thread);
+	int gather = ct_may_gather(c, take);
+	uint64_t now = gather ? ct_now(CLOCK_MONOTONIC) : 0;
+	size_t decided = 0; /* views before this one belong to a run taken whole */
 	for (size_t i = 0; i < n; i++) {
 		const struct ct_desc_view *d = &c->views[i];
+		if (gather && i >= decided && ct_desc_ok(c, d) &&
+		    d->thread_seq == *ct_next_seq(c, d)) {
+			size_t k = ct_run_length(d, n - i);
+			if (ct_hold(c, d, k, now)) {
+				left += (uint32_t)k;
+				i += k - 1;
+				continue;
+			}
+			decided = i + k;
+		}
 		if (!ct_desc_ok(c, d))
 			ct_refuse(c, d);
 		else if (ct_take_in_order(c, d, take))

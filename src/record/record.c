@@ -38,13 +38,6 @@ static void ct_on_interrupt(int sig)
 	ct_interrupted = 1;
 }
 
-static uint64_t ct_now(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static struct ct_clock_sample ct_sample(uint32_t clock)
 {
 	struct ct_clock_sample s;
@@ -745,6 +738,7 @@ static void ct_session_run(struct ct_session *s, const struct ct_clock_sample *s
 			  o->jobs ? o->jobs : ct_workers_default());
 	s->col.ring = o->ring_size != 0;
 	s->col.generation = s->col.ring; /* snapshots count from 1 */
+	s->col.gather = !s->col.ring && !o->tick && !o->lossy;
 	ct_write_meta(&s->w, o, s->clock);
 	ct_writer_block(&s->w, CT_BLOCK_CLOCK, 0, start, sizeof(*start), NULL, 0);
 	ct_run(s);

@@ -4,6 +4,7 @@
 #define CT_RECORD_H
 
 #include <stdint.h>
+#include <time.h>
 #include <sys/types.h>
 
 #include "../common/pool.h"
@@ -44,6 +45,14 @@ struct ct_record_opts {
 
 #define CT_DEFAULT_OUTPUT     "calltrace.data"
 #define CT_DEFAULT_CHUNK      (64u << 10)
+
+/* A clock's time in nanoseconds. */
+static inline uint64_t ct_now(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 #define CT_DEFAULT_BUFFER     (256ull << 20) /* the cap: pages cost memory once touched */
 #define CT_POOL_FIRST	      (32u << 20)    /* chunks released at the start, in bytes */
 /*
@@ -142,6 +151,8 @@ struct ct_collector {
 	struct ct_desc_view *views; /* scratch: the descriptors of the chunks to take */
 	uint32_t *read_off;	/* live: bytes of each chunk already encoded */
 	uint64_t *early;	/* per chunk: when it came early (ct_take_in_order) */
+	uint64_t *seen_ns;	/* per chunk: when a pass first found it published (0: not yet) */
+	int gather;		/* published chunks may wait for more of their thread's (ct_hold) */
 	uint32_t full_left;	/* published chunks the last pass left for later */
 };
 
