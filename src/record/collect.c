@@ -413,10 +413,7 @@ static void ct_recycle(struct ct_collector *c, uint32_t idx, uint64_t dirty)
 static void ct_refuse(struct ct_collector *c, const struct ct_desc_view *v)
 {
 	c->refused++;
-	c->read_off[v->idx] = 0;
-	c->early[v->idx] = 0;
-	c->seen_ns[v->idx] = 0;
-	ct_recycle(c, v->idx, CT_ZERO_ALL);
+	ct_give_back(c, v->idx, CT_ZERO_ALL);
 }
 
 /* A thread's next chunk, by sequence; a new thread's first is 0. */
