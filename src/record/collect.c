@@ -639,7 +639,7 @@ static int ct_take_in_order(struct ct_collector *c, const struct ct_desc_view *d
 
 /*
  * A thread's published chunks, when fewer than a block holds, may wait for
- * the next ones (a block of four costs less a record than four blocks:
+ * the next ones (a block of eight costs less a record than eight blocks:
  * one function table, one zstd frame), for CT_GATHER_NS at most: only in a
  * plain recording (not live, not a flight recorder), while no thread waits
  * for a chunk and the free stack has chunks to spare.

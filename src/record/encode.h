@@ -43,7 +43,7 @@ enum ct_job_kind {
  * function table, one zstd frame). Published chunks only (not salvaged,
  * not live, not snapshots).
  */
-#define CT_JOB_MORE 3 /* at most 4 chunks a block: 256 KiB of the default 64 KiB chunks */
+#define CT_JOB_MORE 7 /* at most 8 chunks a block: 512 KiB of the default 64 KiB chunks */
 struct ct_chunk_more {
 	struct ct_desc_view d;
 	const uint64_t *w;

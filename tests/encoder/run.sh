@@ -19,7 +19,7 @@
 #                      recorded + lost = every call
 #   bad-jobs/*         --jobs 0, 257, x: one line on stderr, exit 2
 #   groups/*           a thread's chunks that wait together (the recorder stopped while
-#                      the thread fills 70 of them) go into blocks of 4 chunks: exact
+#                      the thread fills 70 of them) go into blocks of 8 chunks: exact
 # Every command has a deadline.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
@@ -111,7 +111,7 @@ fi
 
 # ---- consecutive chunks of a thread in one block ----
 # The recorder is stopped (SIGSTOP) while the program fills about 70 chunks, so that
-# it finds them all waiting: they must go four to a block, every record exact.
+# it finds them all waiting: they must go eight to a block, every record exact.
 mkdir -p groups
 timeout -k 5 $T "$CT" record -o groups/t.data --jobs 1 -- ./work burst groups 200000 \
 	>groups/out 2>groups/err &
@@ -130,10 +130,10 @@ import craft
 _, blocks = craft.parse(open(sys.argv[2], "rb").read())
 print(max(craft.EVH.unpack_from(b[2])[7] for b in blocks if b[0] == craft.EVENTS))' \
 		"$ROOT/tests/lib" groups/t.data 2>groups/py.err)
-	if [ "$got" = "200000 400000" ] && [ "${most:-0}" -gt 12288 ]; then
+	if [ "$got" = "200000 400000" ] && [ "${most:-0}" -gt 28672 ]; then
 		ok groups/exact
 	else
-		bad groups/exact "calls twice once: $got (200000 400000); most records in a block: ${most:-?} (more than 3 chunks' 12,288 expected)" groups/report
+		bad groups/exact "calls twice once: $got (200000 400000); most records in a block: ${most:-?} (more than 7 chunks' 28,672 expected)" groups/report
 	fi
 else
 	bad groups/exact "record or report failed" groups/err
