@@ -5,7 +5,10 @@
     tracefile.py blocks FILE           list the blocks: offset type length
     tracefile.py tear FILE OUT         OUT = FILE cut in the middle of its last block
     tracefile.py tear-mid FILE OUT     OUT = FILE cut in the middle of the block
-                                       that holds the middle of the file
+                                       that holds the middle of the file, or of
+                                       the EVENTS block after it if that is the
+                                       first EVENTS block (some calls must come
+                                       before the tear)
     tracefile.py flip FILE OUT         OUT = FILE with one payload byte inverted,
                                        in the block that holds the middle of the file
 
@@ -21,6 +24,7 @@ import sys
 
 FILE_HEADER = 32
 BLOCK_HEADER = 16
+EVENTS = 5
 
 
 def blocks(data):
@@ -63,7 +67,11 @@ def main(argv):
                 off, _, length = bl[-1]
             else:
                 mid = len(data) // 2
-                off, _, length = next(b for b in bl if b[0] + BLOCK_HEADER + b[2] > mid)
+                at = next(i for i, b in enumerate(bl) if b[0] + BLOCK_HEADER + b[2] > mid)
+                events = [i for i, b in enumerate(bl) if b[1] == EVENTS]
+                if events and at == events[0] and len(events) > 1:
+                    at = events[1]
+                off, _, length = bl[at]
             cut = off + (BLOCK_HEADER + length) // 2
             if cut <= off:
                 cut = off + 1
