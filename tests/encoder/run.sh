@@ -35,35 +35,31 @@ fi
 # calls FILE NAME: the Calls column of NAME's line in a report
 calls() { awk -v f="$2" '$NF == f { print $(NF - 7) }' "$1"; }
 
-# ---- a trace written before format 4 ----
-V2=$HERE/v2.data
-if timeout -k 5 $T "$CT" info -i "$V2" >v2.info 2>&1 &&
-	timeout -k 5 $T "$CT" report -i "$V2" >v2.report 2>&1; then
-	got="$(grep -c 'format 2' v2.info) $(grep -o '^records: *[0-9,]*' v2.info | tr -s ' ')"
-	got="$got $(calls v2.report main) $(calls v2.report run) $(calls v2.report rec) $(calls v2.report leaf)"
-	if [ "$got" = "1 records: 4,407 1 2 1150 1050" ]; then
-		ok old-format
+# old_format NAME FILE VERSION EXPECTED F1 F2 F3 F4: an old trace reads: its format,
+# its records and the calls of four functions as EXPECTED says
+old_format() {
+	local name=$1 file=$2 version=$3 want=$4 got f
+	shift 4
+	if timeout -k 5 $T "$CT" info -i "$file" >$name.info 2>&1 &&
+		timeout -k 5 $T "$CT" report -i "$file" >$name.report 2>&1; then
+		got="$(grep -c "format $version" $name.info) $(grep -o '^records: *[0-9,]*' $name.info | tr -s ' ')"
+		for f in "$@"; do
+			got="$got $(calls $name.report "$f")"
+		done
+		if [ "$got" = "$want" ]; then
+			ok $name
+		else
+			bad $name "read as: $got" $name.report
+		fi
 	else
-		bad old-format "read as: $got" v2.report
+		bad $name "info or report failed" $name.report
 	fi
-else
-	bad old-format "info or report failed" v2.report
-fi
+}
 
-# ---- a trace written by format 4 (codec 3), before format 5's compact planes ----
-V4=$HERE/v4.data
-if timeout -k 5 $T "$CT" info -i "$V4" >v4.info 2>&1 &&
-	timeout -k 5 $T "$CT" report -i "$V4" >v4.report 2>&1; then
-	got="$(grep -c 'format 4' v4.info) $(grep -o '^records: *[0-9,]*' v4.info | tr -s ' ')"
-	got="$got $(calls v4.report main) $(calls v4.report run) $(calls v4.report twice) $(calls v4.report once)"
-	if [ "$got" = "1 records: 3,608 1 2 600 1200" ]; then
-		ok old-format-4
-	else
-		bad old-format-4 "read as: $got" v4.report
-	fi
-else
-	bad old-format-4 "info or report failed" v4.report
-fi
+# a trace written before format 4 (varint columns), and one of format 4 (codec 3),
+# before format 5's compact planes
+old_format old-format "$HERE/v2.data" 2 "1 records: 4,407 1 2 1150 1050" main run rec leaf
+old_format old-format-4 "$HERE/v4.data" 4 "1 records: 3,608 1 2 600 1200" main run twice once
 
 cc -O1 -g -pthread -finstrument-functions "$HERE/work.c" -o work 2>build.err ||
 	{ bad build "work.c does not build" build.err; finish; }
