@@ -33,70 +33,85 @@
  * the chunk's lines were last read on the other core, and taking each back
  * for a write costs more than the write.
  */
-static inline void ct_slot_store(uint64_t *slot, uint64_t v)
+static inline void ct_word_store(uint32_t *word, uint32_t v)
 {
-	_mm_stream_si64((long long *)slot, (long long)v);
+	_mm_stream_si32((int *)word, (int)v);
 }
-static inline void ct_slots_fence(void)
+static inline void ct_words_fence(void)
 {
 	_mm_sfence();
 }
 #else
-static inline void ct_slot_store(uint64_t *slot, uint64_t v)
+static inline void ct_word_store(uint32_t *word, uint32_t v)
 {
-	*slot = v;
+	*word = v;
 }
-static inline void ct_slots_fence(void)
+static inline void ct_words_fence(void)
 {
 }
 #endif
 
-#define CT_PAR_CHUNK 32768 /* 8-byte slots in a chunk: 256 KiB */
+#ifndef CT_PAR_CHUNK
+#define CT_PAR_CHUNK 65536 /* 4-byte words in a chunk: 256 KiB */
+#endif
 /*
  * Chunks the queues hold, shared out among the workers (at least 4 each): 4 MiB,
  * some 6 ms of a report's work, so that a thread of the pipeline the machine's
  * other load preempts for a time slice does not stall the other at once.
  */
+#ifndef CT_PAR_QUEUED
 #define CT_PAR_QUEUED 16
-
-enum ct_op_type {
-	CT_OP_ENTER_SHORT, /* one slot: type, function index << 8, clock delta << 32 */
-	CT_OP_EXIT_SHORT,  /* one slot: type, how << 8, clock delta << 32 */
-	CT_OP_BLOCK,	   /* the function table of the ENTER ops that follow */
-	CT_OP_ENTER,	   /* a call record: its function through the block's table */
-	CT_OP_ENTER_AT,	   /* a frame opened otherwise (resume, attach, signal, fork) */
-	CT_OP_EXIT,
-	CT_OP_NO_ENTRY, /* a return whose call was never seen */
-	CT_OP_EXT,	/* a mark shown where it happened */
-	CT_OP_VALUES,	/* the captured values of the ENTER or EXIT op that follows */
-};
+#endif
 
 /*
- * Ops are written as 8-byte slots, as many as a trace has calls and returns
+ * Ops are written as 4-byte words, as many as a trace has calls and returns
  * twice over: what goes from one core to the other is most of the cost the
- * cut adds, so a call or a return whose clock is within 2^31 ticks of the
- * op before's takes one slot (the short forms). Any other op is a struct
- * ct_op (two slots), then the slots of what it carries: a BLOCK's
- * addresses; ENTER_AT's and NO_ENTRY's address and stack pointer; an EXT's
- * payload; VALUES' address and stack pointer, then its payload. The clock
- * deltas are from the last op with a clock: all but BLOCK and VALUES.
+ * cut adds, so most calls and returns take one word:
+ *
+ *   ENTER4  bit 0 clear: function index (12 bits) << 1, clock delta (19 bits) << 13
+ *   EXIT4   bits 0-1 = 01: how << 2, clock delta (28 bits) << 4
+ *
+ * Any other op has bits 0-1 set and its type in the low byte: the 8-byte
+ * short forms, for a call or a return whose clock is within 2^31 ticks of
+ * the op before's, or a struct ct_op (four words), then the words of what
+ * it carries: a BLOCK's addresses; ENTER_AT's and NO_ENTRY's address and
+ * stack pointer; an EXT's payload; VALUES' address and stack pointer, then
+ * its payload. The clock deltas are from the last op with a clock: all but
+ * BLOCK and VALUES.
  */
+#define CT_WORD_ENTER_FUNCS (1u << 12)
+#define CT_WORD_ENTER_DELTA (1u << 19)
+#define CT_WORD_EXIT_DELTA  (1u << 28)
+#define CT_OP(n)	    ((n) << 2 | 3)
+
+enum ct_op_type {
+	CT_OP_ENTER_SHORT = CT_OP(0), /* two words: type, function index << 8, clock delta << 32 */
+	CT_OP_EXIT_SHORT = CT_OP(1),  /* two words: type, how << 8, clock delta << 32 */
+	CT_OP_BLOCK = CT_OP(2),	      /* the function table of the ENTER ops that follow */
+	CT_OP_ENTER = CT_OP(3),	      /* a call record: its function through the block's table */
+	CT_OP_ENTER_AT = CT_OP(4),    /* a frame opened otherwise (resume, attach, signal, fork) */
+	CT_OP_EXIT = CT_OP(5),
+	CT_OP_NO_ENTRY = CT_OP(6), /* a return whose call was never seen */
+	CT_OP_EXT = CT_OP(7),	   /* a mark shown where it happened */
+	CT_OP_VALUES = CT_OP(8),   /* the captured values of the ENTER or EXIT op that follows */
+};
+
 struct ct_op {
 	uint8_t type;
 	uint8_t flag;	   /* ENTER_AT: before_attach; EXIT: how; VALUES: CT_EV_ENTER or _EXIT */
 	uint16_t ext_type; /* EXT */
 	uint32_t arg;	   /* ENTER: function index; BLOCK: functions; EXT, VALUES: payload bytes */
 	uint64_t clock;	   /* enter or exit clock, the mark's; BLOCK: the block's number */
-};
+} __attribute__((packed, aligned(4))); /* it starts on any word */
 
-#define CT_OP_SLOTS 2
-_Static_assert(sizeof(struct ct_op) == CT_OP_SLOTS * 8, "an op is two slots");
+#define CT_OP_WORDS 4
+_Static_assert(sizeof(struct ct_op) == CT_OP_WORDS * 4, "an op is four words");
 
 struct ct_chunk {
 	struct ct_chunk *next;
-	size_t n, cap;	  /* slots */
+	size_t n, cap;	  /* words */
 	uint64_t records; /* records read for it, for the progress line */
-	uint64_t *slots;
+	uint32_t *words;
 };
 
 /* A selected thread: the chunks made for it, not yet taken. */
@@ -119,9 +134,16 @@ struct ct_par {
 	unsigned queue;		      /* chunks a thread's queue holds */
 };
 
-static uint32_t ct_slots(size_t bytes)
+static uint32_t ct_words(size_t bytes)
 {
-	return (uint32_t)((bytes + 7) / 8);
+	return (uint32_t)((bytes + 3) / 4);
+}
+
+static inline uint64_t ct_get64(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
 }
 
 /* A short form's clock delta, if it fits. */
@@ -134,18 +156,18 @@ static inline int ct_short_delta(uint64_t clock, uint64_t last, uint64_t *word)
 
 /* ---- queues ---------------------------------------------------------------------------- */
 
-/* A chunk with room for slots (under the lock). */
-static struct ct_chunk *ct_chunk_get(struct ct_par *p, size_t slots)
+/* A chunk with room for words (under the lock). */
+static struct ct_chunk *ct_chunk_get(struct ct_par *p, size_t words)
 {
 	struct ct_chunk *c = p->free;
 	if (c)
 		p->free = c->next;
 	else
 		c = ct_calloc(1, sizeof(*c));
-	size_t cap = slots > CT_PAR_CHUNK ? slots : CT_PAR_CHUNK;
+	size_t cap = words > CT_PAR_CHUNK ? words : CT_PAR_CHUNK;
 	if (c->cap < cap) {
-		free(c->slots);
-		c->slots = ct_malloc(cap * sizeof(*c->slots));
+		free(c->words);
+		c->words = ct_malloc(cap * sizeof(*c->words));
 		c->cap = cap;
 	}
 	c->next = NULL;
@@ -156,9 +178,9 @@ static struct ct_chunk *ct_chunk_get(struct ct_par *p, size_t slots)
 
 /* Queue c for the reader, once there is room; then a chunk for the next ops. */
 static struct ct_chunk *ct_par_publish(struct ct_par *p, struct ct_par_thread *pt,
-				       struct ct_chunk *c, size_t slots)
+				       struct ct_chunk *c, size_t words)
 {
-	ct_slots_fence(); /* the chunk's stores seen before it is */
+	ct_words_fence(); /* the chunk's stores seen before it is */
 	pthread_mutex_lock(&p->lock);
 	while (pt->queued >= p->queue)
 		pthread_cond_wait(&p->room, &p->lock);
@@ -169,7 +191,7 @@ static struct ct_chunk *ct_par_publish(struct ct_par *p, struct ct_par_thread *p
 	pt->tail = c;
 	pt->queued++;
 	pthread_cond_signal(&p->ready);
-	c = ct_chunk_get(p, slots);
+	c = ct_chunk_get(p, words);
 	pthread_mutex_unlock(&p->lock);
 	return c;
 }
@@ -223,35 +245,43 @@ struct ct_producer {
 	uint64_t last; /* the clock of the last op with one */
 };
 
-/* The chunk is full: publish it, and take one with room for slots. */
+/* The chunk is full: publish it, and take one with room for words. */
 static __attribute__((noinline)) struct ct_chunk *ct_emit_room(struct ct_producer *k,
-							       uint32_t slots)
+							       uint32_t words)
 {
 	struct ct_chunk *c = k->c;
 	if (c->n)
-		c = k->c = ct_par_publish(k->p, k->pt, c, slots);
-	if (c->cap < slots) {
-		free(c->slots);
-		c->slots = ct_malloc(slots * sizeof(*c->slots));
-		c->cap = slots;
+		c = k->c = ct_par_publish(k->p, k->pt, c, words);
+	if (c->cap < words) {
+		free(c->words);
+		c->words = ct_malloc(words * sizeof(*c->words));
+		c->cap = words;
 	}
 	return c;
 }
 
-static inline uint64_t *ct_emit(struct ct_producer *k, uint32_t slots)
+static inline uint32_t *ct_emit(struct ct_producer *k, uint32_t words)
 {
 	struct ct_chunk *c = k->c;
-	if (__builtin_expect(c->n + slots > c->cap, 0))
-		c = ct_emit_room(k, slots);
-	uint64_t *s = &c->slots[c->n];
-	c->n += slots;
+	if (__builtin_expect(c->n + words > c->cap, 0))
+		c = ct_emit_room(k, words);
+	uint32_t *s = &c->words[c->n];
+	c->n += words;
 	return s;
 }
 
-/* An op of two slots, then extra more. */
+/* A short form of two words. */
+static void ct_emit_short(struct ct_producer *k, uint64_t w)
+{
+	uint32_t *s = ct_emit(k, 2);
+	s[0] = (uint32_t)w;
+	s[1] = (uint32_t)(w >> 32);
+}
+
+/* An op of four words, then extra more. */
 static struct ct_op *ct_emit_op(struct ct_producer *k, uint8_t type, uint64_t clock, uint32_t extra)
 {
-	struct ct_op *op = (struct ct_op *)ct_emit(k, CT_OP_SLOTS + extra);
+	struct ct_op *op = (struct ct_op *)ct_emit(k, CT_OP_WORDS + extra);
 	memset(op, 0, sizeof(*op));
 	op->type = type;
 	op->clock = clock;
@@ -262,21 +292,21 @@ static struct ct_op *ct_emit_op(struct ct_producer *k, uint8_t type, uint64_t cl
 static struct ct_op *ct_emit_with(struct ct_producer *k, uint8_t type, uint64_t clock,
 				  uint64_t addr, uint64_t sp, const void *payload, uint32_t len)
 {
-	struct ct_op *op = ct_emit_op(k, type, clock, 2 + ct_slots(len));
-	uint64_t *extra = (uint64_t *)(op + 1);
+	struct ct_op *op = ct_emit_op(k, type, clock, 4 + ct_words(len));
+	uint8_t *extra = (uint8_t *)(op + 1);
 	op->arg = len;
-	extra[0] = addr;
-	extra[1] = sp;
+	memcpy(extra, &addr, 8);
+	memcpy(extra + 8, &sp, 8);
 	if (len)
-		memcpy(extra + 2, payload, len);
+		memcpy(extra + 16, payload, len);
 	return op;
 }
 
 static void ct_emit_block(struct ct_producer *k, uint32_t block)
 {
 	const struct ct_buf *t = block == k->block ? &k->table : &k->held_table;
-	struct ct_op *op = ct_emit_op(k, CT_OP_BLOCK, block, ct_slots(t->len));
-	op->arg = (uint32_t)(t->len / 8);
+	struct ct_op *op = ct_emit_op(k, CT_OP_BLOCK, block, ct_words(t->len));
+	op->arg = (uint32_t)(t->len / 8); /* addresses: two words each */
 	if (t->len)
 		memcpy(op + 1, t->data, t->len);
 	k->emitted_block = block;
@@ -304,9 +334,12 @@ static __attribute__((noinline)) void ct_produce_enter_slow(struct ct_producer *
 			ct_emit_block(k, k->feeding_block);
 		uint64_t w;
 		int fits = ct_short_delta(bf->enter_clock, k->last, &w);
+		uint64_t d = bf->enter_clock - k->last;
 		k->last = bf->enter_clock;
-		if (fits && ev->fidx < (1u << 24))
-			*ct_emit(k, 1) = w | (uint64_t)ev->fidx << 8 | CT_OP_ENTER_SHORT;
+		if (d < CT_WORD_ENTER_DELTA && ev->fidx < CT_WORD_ENTER_FUNCS)
+			*ct_emit(k, 1) = (uint32_t)d << 13 | ev->fidx << 1;
+		else if (fits && ev->fidx < (1u << 24))
+			ct_emit_short(k, w | (uint64_t)ev->fidx << 8 | CT_OP_ENTER_SHORT);
 		else
 			ct_emit_op(k, CT_OP_ENTER, bf->enter_clock, 0)->arg = ev->fidx;
 		return;
@@ -317,20 +350,20 @@ static __attribute__((noinline)) void ct_produce_enter_slow(struct ct_producer *
 	op->flag = (uint8_t)bf->before_attach;
 }
 
-/* A call: one slot, unless it needs more (values, a new table, a frame not of a record). */
+/* A call: one word, unless it needs more (values, a new table, a frame not of a record). */
 static void ct_produce_enter(void *ctx, struct ct_frame *bf, uint32_t depth)
 {
 	struct ct_producer *k = ctx;
 	const struct ct_event *ev = k->feeding;
 	struct ct_chunk *c = k->c;
-	uint64_t w;
+	uint64_t d = bf->enter_clock - k->last;
 	(void)depth;
 	if (__builtin_expect(!k->valued && ev && ev->kind == CT_EV_ENTER &&
 				     k->feeding_block == k->emitted_block &&
-				     ev->fidx < (1u << 24) && c->n < c->cap &&
-				     ct_short_delta(bf->enter_clock, k->last, &w),
+				     ev->fidx < CT_WORD_ENTER_FUNCS && c->n < c->cap &&
+				     d < CT_WORD_ENTER_DELTA,
 			     1)) {
-		ct_slot_store(&c->slots[c->n++], w | (uint64_t)ev->fidx << 8 | CT_OP_ENTER_SHORT);
+		ct_word_store(&c->words[c->n++], (uint32_t)d << 13 | ev->fidx << 1);
 		k->last = bf->enter_clock;
 		return;
 	}
@@ -343,29 +376,31 @@ static __attribute__((noinline)) void ct_produce_exit_slow(struct ct_producer *k
 {
 	if (k->valued)
 		ct_emit_values(k, bf, CT_EV_EXIT);
-	uint64_t w;
+	uint64_t w, d = exit_clock - k->last;
 	int fits = ct_short_delta(exit_clock, k->last, &w);
 	k->last = exit_clock;
 	if (how == CT_CLOSE_NO_ENTRY)
 		ct_emit_with(k, CT_OP_NO_ENTRY, exit_clock, bf->addr, bf->sp, NULL, 0);
+	else if (d < CT_WORD_EXIT_DELTA)
+		*ct_emit(k, 1) = (uint32_t)d << 4 | (uint32_t)how << 2 | 1;
 	else if (fits)
-		*ct_emit(k, 1) = w | (uint64_t)how << 8 | CT_OP_EXIT_SHORT;
+		ct_emit_short(k, w | (uint64_t)how << 8 | CT_OP_EXIT_SHORT);
 	else
 		ct_emit_op(k, CT_OP_EXIT, exit_clock, 0)->flag = (uint8_t)how;
 }
 
-/* A return (or a frame closed otherwise): one slot, unless it needs more. */
+/* A return (or a frame closed otherwise): one word, unless it needs more. */
 static void ct_produce_exit(void *ctx, struct ct_frame *bf, uint32_t depth, uint64_t exit_clock,
 			    uint64_t ticks, enum ct_close how)
 {
 	struct ct_producer *k = ctx;
 	struct ct_chunk *c = k->c;
-	uint64_t w;
+	uint64_t d = exit_clock - k->last;
 	(void)depth, (void)ticks; /* the reader has the frame's enter clock */
 	if (__builtin_expect(!k->valued && how != CT_CLOSE_NO_ENTRY && c->n < c->cap &&
-				     ct_short_delta(exit_clock, k->last, &w),
+				     d < CT_WORD_EXIT_DELTA,
 			     1)) {
-		ct_slot_store(&c->slots[c->n++], w | (uint64_t)how << 8 | CT_OP_EXIT_SHORT);
+		ct_word_store(&c->words[c->n++], (uint32_t)d << 4 | (uint32_t)how << 2 | 1);
 		k->last = exit_clock;
 		return;
 	}
@@ -378,7 +413,7 @@ static void ct_produce_ext(void *ctx, const struct ct_event *ev, uint32_t depth)
 	(void)depth;
 	if (!k->p->marks || !ct_shown_ext(ev->ext_type))
 		return;
-	struct ct_op *op = ct_emit_op(k, CT_OP_EXT, ev->clock, ct_slots(ev->ext_len));
+	struct ct_op *op = ct_emit_op(k, CT_OP_EXT, ev->clock, ct_words(ev->ext_len));
 	op->ext_type = ev->ext_type;
 	op->arg = ev->ext_len;
 	if (ev->ext_len)
@@ -566,12 +601,12 @@ static void ct_consume_block(struct ct_consumer *c, const struct ct_op *op)
 static void ct_consume_values(struct ct_consumer *c, const struct ct_op *op)
 {
 	struct ct_walker *tw = c->tw;
-	const uint64_t *extra = (const uint64_t *)(op + 1);
+	const uint8_t *extra = (const uint8_t *)(op + 1);
 	tw->held.kind = op->flag;
-	tw->held.addr = extra[0];
-	tw->held.sp = extra[1];
+	tw->held.addr = ct_get64(extra);
+	tw->held.sp = ct_get64(extra + 8);
 	tw->captured_payload.len = 0;
-	ct_buf_append(&tw->captured_payload, extra + 2, op->arg);
+	ct_buf_append(&tw->captured_payload, extra + 16, op->arg);
 	if (ct_captured_decode((const uint64_t *)tw->captured_payload.data, op->arg / 8,
 			       &tw->captured) < 0)
 		return; /* the worker decoded it: cannot happen */
@@ -606,10 +641,10 @@ static void ct_consume_enter(struct ct_consumer *c, uint32_t fidx, uint64_t cloc
 static void ct_consume_enter_at(struct ct_consumer *c, const struct ct_op *op)
 {
 	struct ct_walker *tw = c->tw;
-	const uint64_t *extra = (const uint64_t *)(op + 1);
+	const uint8_t *extra = (const uint8_t *)(op + 1);
 	struct ct_frame *f = ct_consumer_push(c);
-	f->addr = extra[0];
-	f->sp = extra[1];
+	f->addr = ct_get64(extra);
+	f->sp = ct_get64(extra + 8);
 	f->enter_clock = op->clock;
 	f->before_attach = op->flag;
 	f->user = ct_symbols_lookup(tw->w->sym, tw->th->instance, f->addr, f->enter_clock);
@@ -631,8 +666,10 @@ static void ct_consume_exit(struct ct_consumer *c, enum ct_close how, uint64_t c
 
 static void ct_consume_no_entry(struct ct_consumer *c, const struct ct_op *op)
 {
-	const uint64_t *extra = (const uint64_t *)(op + 1);
-	struct ct_frame f = { .addr = extra[0], .sp = extra[1], .enter_clock = op->clock };
+	const uint8_t *extra = (const uint8_t *)(op + 1);
+	struct ct_frame f = { .addr = ct_get64(extra),
+			      .sp = ct_get64(extra + 8),
+			      .enter_clock = op->clock };
 	if (c->valued)
 		ct_consume_valued(c, &f);
 	ct_walk_exit(c->tw, &f, c->depth, op->clock, 0, CT_CLOSE_NO_ENTRY);
@@ -654,16 +691,16 @@ static inline uint64_t ct_short_clock(struct ct_consumer *c, uint64_t word)
 	return c->last += (uint64_t)(int64_t)(int32_t)(word >> 32);
 }
 
-/* The ops of a long form; how many slots it took. */
+/* The ops of a long form; how many words it took. */
 static size_t ct_consume_op(struct ct_consumer *c, const struct ct_op *op)
 {
 	switch (op->type) {
 	case CT_OP_BLOCK:
 		ct_consume_block(c, op);
-		return CT_OP_SLOTS + op->arg;
+		return CT_OP_WORDS + 2 * op->arg;
 	case CT_OP_VALUES:
 		ct_consume_values(c, op);
-		return CT_OP_SLOTS + 2 + ct_slots(op->arg);
+		return CT_OP_WORDS + 4 + ct_words(op->arg);
 	case CT_OP_ENTER:
 		ct_consume_enter(c, op->arg, c->last = op->clock);
 		break;
@@ -681,29 +718,42 @@ static size_t ct_consume_op(struct ct_consumer *c, const struct ct_op *op)
 	case CT_OP_EXT:
 		c->last = op->clock;
 		ct_consume_ext(c, op);
-		return CT_OP_SLOTS + ct_slots(op->arg);
+		return CT_OP_WORDS + ct_words(op->arg);
 	}
 	c->valued = 0; /* a call or return took the values, if any */
 	c->tw->cur = NULL;
-	return CT_OP_SLOTS + (op->type == CT_OP_ENTER_AT || op->type == CT_OP_NO_ENTRY ? 2 : 0);
+	return CT_OP_WORDS + (op->type == CT_OP_ENTER_AT || op->type == CT_OP_NO_ENTRY ? 4 : 0);
 }
 
 static void ct_consume_chunk(struct ct_consumer *c, const struct ct_chunk *ch)
 {
+	const uint32_t *words = ch->words;
 	for (size_t i = 0; i < ch->n;) {
-		uint64_t w = ch->slots[i];
-		switch (w & 0xff) {
-		case CT_OP_ENTER_SHORT:
-			ct_consume_enter(c, (uint32_t)(w >> 8) & 0xffffff, ct_short_clock(c, w));
-			break;
-		case CT_OP_EXIT_SHORT:
-			ct_consume_exit(c, (enum ct_close)((w >> 8) & 0xff), ct_short_clock(c, w));
-			break;
-		default:
-			i += ct_consume_op(c, (const struct ct_op *)&ch->slots[i]);
-			continue;
+		uint32_t w = words[i];
+		if (!(w & 1)) {
+			ct_consume_enter(c, (w >> 1) & (CT_WORD_ENTER_FUNCS - 1),
+					 c->last += w >> 13);
+			i++;
+		} else if (!(w & 2)) {
+			ct_consume_exit(c, (enum ct_close)((w >> 2) & 3), c->last += w >> 4);
+			i++;
+		} else {
+			uint64_t w64 = w | (uint64_t)words[i + 1] << 32;
+			switch (w & 0xff) {
+			case CT_OP_ENTER_SHORT:
+				ct_consume_enter(c, (uint32_t)(w64 >> 8) & 0xffffff,
+						 ct_short_clock(c, w64));
+				break;
+			case CT_OP_EXIT_SHORT:
+				ct_consume_exit(c, (enum ct_close)((w64 >> 8) & 0xff),
+						ct_short_clock(c, w64));
+				break;
+			default:
+				i += ct_consume_op(c, (const struct ct_op *)&words[i]);
+				continue;
+			}
+			i += 2;
 		}
-		i++;
 		if (__builtin_expect(c->valued, 0)) {
 			c->valued = 0;
 			c->tw->cur = NULL;
@@ -739,7 +789,7 @@ static void ct_par_free(struct ct_par *p)
 	while (p->free) {
 		struct ct_chunk *c = p->free;
 		p->free = c->next;
-		free(c->slots);
+		free(c->words);
 		free(c);
 	}
 	free(p->threads);

@@ -14,6 +14,8 @@
 #   signal     signal handlers' frames (signal_handler.c), siglongjmp (siglongjmp.c)
 #   exceptions unwound frames (exceptions.cpp)
 #   args       record -a on a plain -O0 build: captured values (args.c)
+#   wide       5,000 functions in a block and calls that sleep 2 ms, 150 ms and
+#              1.2 s: the pipeline's ops too wide for one word or two
 # For each: report (text, --json, --csv, --per-thread, --diff with -N), replay
 # (plain, -t 1us, -D 3, --no-std, -F with --until), export chrome, perfetto and
 # folded, flame; with --jobs 2 and 3 against --jobs 1, and without --jobs (the
@@ -40,6 +42,18 @@ cat >"$OUT/fib.c" <<'C'
 __attribute__((noinline)) long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 int main(void) { printf("%ld\n", fib(24)); return 0; }
 C
+
+# wide.c: more functions than a one-word call op indexes, and clock gaps past its bits
+{
+	echo '#include <unistd.h>'
+	for i in $(seq 0 4999); do
+		echo "__attribute__((noinline)) int f$i(int x) { return x + $i; }"
+	done
+	echo '__attribute__((noinline)) void nap(unsigned us) { usleep(us); }'
+	echo 'int main(void) { int s = 0; for (int r = 0; r < 2; r++) {'
+	for i in $(seq 0 4999); do echo "s += f$i(s);"; done
+	echo '} nap(2000); nap(150000); nap(1200000); return s == 1; }'
+} >"$OUT/wide.c"
 
 # trace NAME COMPILER SOURCE [RECORD-OPTIONS...]: build and record NAME.data
 trace() {
@@ -112,6 +126,7 @@ trace fork gcc "$PROGS/fork.c" && readers fork
 trace signal gcc "$PROGS/signal_handler.c" && readers signal
 trace siglongjmp gcc "$PROGS/siglongjmp.c" && readers siglongjmp
 trace exceptions g++ "$PROGS/exceptions.cpp" && readers exceptions
+trace wide gcc "$OUT/wide.c" && readers wide
 trace args gcc "$PROGS/args.c" -a && {
 	readers args
 	if grep -q '(' "$OUT/args.replay.j1" && grep -q ') = ' "$OUT/args.replay.j1"; then
