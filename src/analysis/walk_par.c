@@ -41,6 +41,10 @@ static inline void ct_words_fence(void)
 {
 	_mm_sfence();
 }
+static inline void ct_cpu_relax(void)
+{
+	_mm_pause();
+}
 #else
 static inline void ct_word_store(uint32_t *word, uint32_t v)
 {
@@ -48,6 +52,12 @@ static inline void ct_word_store(uint32_t *word, uint32_t v)
 }
 static inline void ct_words_fence(void)
 {
+}
+static inline void ct_cpu_relax(void)
+{
+#if defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
 }
 #endif
 
@@ -61,6 +71,14 @@ static inline void ct_words_fence(void)
  */
 #ifndef CT_PAR_QUEUED
 #define CT_PAR_QUEUED 16
+#endif
+/*
+ * A side that would wait polls the queue this many times first (some tens of
+ * microseconds): on a virtual machine a thread that sleeps lets its vCPU
+ * halt, and waking it again costs more than the wait.
+ */
+#ifndef CT_PAR_SPIN
+#define CT_PAR_SPIN 2048
 #endif
 
 /*
@@ -181,15 +199,20 @@ static struct ct_chunk *ct_par_publish(struct ct_par *p, struct ct_par_thread *p
 				       struct ct_chunk *c, size_t words)
 {
 	ct_words_fence(); /* the chunk's stores seen before it is */
+	/* a full queue: wait until the reader took half of it, not just one */
+	for (unsigned i = 0;
+	     i < CT_PAR_SPIN && __atomic_load_n(&pt->queued, __ATOMIC_RELAXED) >= p->queue; i++)
+		ct_cpu_relax();
 	pthread_mutex_lock(&p->lock);
-	while (pt->queued >= p->queue)
-		pthread_cond_wait(&p->room, &p->lock);
+	if (pt->queued >= p->queue)
+		while (pt->queued > p->queue / 2)
+			pthread_cond_wait(&p->room, &p->lock);
 	if (pt->tail)
 		pt->tail->next = c;
 	else
 		pt->head = c;
 	pt->tail = c;
-	pt->queued++;
+	__atomic_store_n(&pt->queued, pt->queued + 1, __ATOMIC_RELAXED);
 	pthread_cond_signal(&p->ready);
 	c = ct_chunk_get(p, words);
 	pthread_mutex_unlock(&p->lock);
@@ -199,6 +222,10 @@ static struct ct_chunk *ct_par_publish(struct ct_par *p, struct ct_par_thread *p
 /* The next chunk of pt, waiting for it; NULL when the thread has no more. */
 static struct ct_chunk *ct_par_take(struct ct_par *p, struct ct_par_thread *pt)
 {
+	for (unsigned i = 0; i < CT_PAR_SPIN && !__atomic_load_n(&pt->queued, __ATOMIC_RELAXED) &&
+			     !__atomic_load_n(&pt->done, __ATOMIC_RELAXED);
+	     i++)
+		ct_cpu_relax();
 	pthread_mutex_lock(&p->lock);
 	while (!pt->head && !pt->done)
 		pthread_cond_wait(&p->ready, &p->lock);
@@ -207,8 +234,9 @@ static struct ct_chunk *ct_par_take(struct ct_par *p, struct ct_par_thread *pt)
 		pt->head = c->next;
 		if (!pt->head)
 			pt->tail = NULL;
-		pt->queued--;
-		pthread_cond_broadcast(&p->room); /* workers wait on several queues */
+		__atomic_store_n(&pt->queued, pt->queued - 1, __ATOMIC_RELAXED);
+		if (pt->queued <= p->queue / 2) /* a worker waiting on it waits for this */
+			pthread_cond_broadcast(&p->room); /* workers wait on several queues */
 	}
 	pthread_mutex_unlock(&p->lock);
 	return c;
@@ -558,7 +586,7 @@ static void *ct_par_worker(void *arg)
 		int rc = ct_produce(p, pt);
 		pthread_mutex_lock(&p->lock);
 		pt->rc = rc;
-		pt->done = 1;
+		__atomic_store_n(&pt->done, 1, __ATOMIC_RELAXED);
 		pthread_cond_signal(&p->ready);
 		pthread_mutex_unlock(&p->lock);
 	}
