@@ -28,7 +28,7 @@ int main(int argc,char**argv){
 C
 gcc -O2 -g -pthread -finstrument-functions "$work/fib.c" -o "$work/fib"
 cd "$work" || exit 1
-"$CT" record -o ct.data ./fib "$N" >/dev/null
+"$CT" record -o ct.data ./fib "$N" >/dev/null || { echo "readers_bench: $CT record failed" >&2; exit 1; }
 events=$("$CT" info -i ct.data | sed -n 's/^records: *\([0-9,]*\).*/\1/p' | tr -d ,)
 have_uftrace=0
 [ "${JOBS_ONLY:-0}" = 1 ] ||
@@ -59,7 +59,8 @@ fi
 }
 
 # --jobs: the same command on one thread and on two, interleaved, R runs each
-"$CT" record -o ct8.data ./fib $((N - 3)) 8 >/dev/null
+"$CT" record -o ct8.data ./fib $((N - 3)) 8 >/dev/null ||
+	{ echo "readers_bench: $CT record failed" >&2; exit 1; }
 events8=$("$CT" info -i ct8.data | sed -n 's/^records: *\([0-9,]*\).*/\1/p' | tr -d ,)
 jobs() { # label trace command...: wall best and median with --jobs 1 and 2
 	local label=$1 trace=$2
