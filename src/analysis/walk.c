@@ -417,7 +417,8 @@ int64_t ct_walk_forked(struct ct_walk *w, const struct ct_thread_info *th, struc
 		w->inherit = ct_inherit_new(w->t);
 	uint32_t n = ct_inherited(w->inherit, th, &open, &parent, 0);
 	*frames = ct_malloc((n + 1) * sizeof(**frames));
-	memcpy(*frames, open, n * sizeof(**frames));
+	if (n) /* none open in the parent: no array */
+		memcpy(*frames, open, n * sizeof(**frames));
 	*from = (struct ct_ext_fork){ .child_pid = parent ? parent->rec.pid : self->rec.ppid };
 	*ev = (struct ct_event){ .clock = self->rec.fork_clock,
 				 .kind = CT_EV_EXT,
