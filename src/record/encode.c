@@ -123,8 +123,8 @@ static inline uint64_t ct_mask_bits(const uint8_t *m, uint32_t from, uint32_t n)
 		return bits;
 	}
 #endif
-	for (uint32_t k = 0; k < n; k++)
-		bits |= (uint64_t)(m[from + k] & 1) << (from + k);
+	for (uint32_t k = from; k < from + n; k++) /* from + n <= 64: the mask only says so */
+		bits |= (uint64_t)(m[k & 63] & 1) << (k & 63);
 	return bits;
 }
 
