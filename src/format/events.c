@@ -142,6 +142,12 @@ void ct_encoder_ext(struct ct_encoder *e, uint64_t clock, uint32_t type, const v
 	}
 }
 
+/* A compact block's bits: a bit a record, in bytes (64-bit: nrecords comes from the file). */
+static uint64_t ct_bits_len(uint32_t nrecords)
+{
+	return ((uint64_t)nrecords + 7) / 8;
+}
+
 /* The function table as zigzag varints, each the difference from the one before. */
 static void ct_put_func_table(struct ct_buf *out, const struct ct_buf *funcs)
 {
@@ -162,7 +168,7 @@ void ct_encoder_finish(struct ct_encoder *e)
 {
 	struct ct_events_hdr *h = &e->hdr;
 	struct ct_buf *code = &e->col[CT_COL_CODE];
-	uint32_t nrec = h->nrecords, nbits = (nrec + 7) / 8;
+	uint32_t nrec = h->nrecords, nbits = (uint32_t)ct_bits_len(nrec);
 
 	h->last_clock = e->last_clock;
 	e->body.len = 0;
@@ -222,7 +228,7 @@ static int ct_check_columns(const struct ct_events_hdr *h)
 		return -1;
 	if (h->codec & CT_CODEC_COMPACT) {
 		/* a byte a record; the bits, then two planes of the records that have a code */
-		uint64_t nbits = ((uint64_t)h->nrecords + 7) / 8, codes = h->col_len[CT_COL_CODE];
+		uint64_t nbits = ct_bits_len(h->nrecords), codes = h->col_len[CT_COL_CODE];
 		if (h->col_len[CT_COL_CLOCK] != h->nrecords || codes < nbits ||
 		    (codes - nbits) % 2 || h->col_len[CT_COL_SP] > (codes - nbits) / 2)
 			return -1;
@@ -258,13 +264,13 @@ static int ct_read_func_table(struct ct_decoder *d, const uint8_t *p, const uint
 static int ct_begin_compact(struct ct_decoder *d, const uint8_t *body)
 {
 	const struct ct_events_hdr *h = &d->hdr;
-	uint32_t nbits = (h->nrecords + 7) / 8;
+	uint64_t nbits = ct_bits_len(h->nrecords); /* ct_check_columns: within the code column */
 
 	if (ct_read_func_table(d, body, body + h->funcs_len) < 0)
 		return -1;
 	d->funcs = d->table.data;
 	d->bits = d->col[CT_COL_CODE];
-	d->nexplicit = (h->col_len[CT_COL_CODE] - nbits) / 2;
+	d->nexplicit = (uint32_t)((h->col_len[CT_COL_CODE] - nbits) / 2);
 	d->code_lo = d->bits + nbits;
 	d->code_hi = d->code_lo + d->nexplicit;
 	d->next_explicit = 0;
