@@ -200,53 +200,54 @@ done | xargs -r -P "$JOBS" -n 2 bash -c 'run_job "$0" "$1" >"$OUT/results/.lines
 	tee "$OUT/all.lines" | grep -v '^ok ' || true
 tally "$OUT/all.lines"
 
-# ---- every pc-relative class as a function's first instruction, patched -------
-if [ "$ARCH" = aarch64 ]; then
-	P=$OUT/pcrel
+# same_traced NAME SOURCE WHAT FLAGS...: SOURCE built for the target into
+# $OUT/NAME (P), run alone and under record, the trace replayed into
+# $P/replay.txt; ok NAME/same-results when both runs print the same (WHAT says
+# what differs otherwise). Returns 1 on any failure, told.
+same_traced() {
+	local name=$1 src=$2 what=$3
+	shift 3
+	P=$OUT/$name
 	mkdir -p "$P"
-	if ! "$XBIN/gcc" -g -O2 "$ROOT/tests/cross/pcrel_aarch64.c" -o "$P/pcrel" 2>"$P/build.err"; then
-		bad cross/pcrel/build "the cross gcc cannot build tests/cross/pcrel_aarch64.c" "$P/build.err"
-	elif ! (cd "$P" && timeout -k 5 60 ./pcrel >alone.out 2>&1 &&
-		timeout -k 5 120 "$CT" record -o p.data -- ./pcrel >traced.out 2>record.err &&
+	if ! "$XBIN/gcc" -g -O2 "$@" "$ROOT/$src" -o "$P/prog" 2>"$P/build.err"; then
+		bad cross/$name/build "the cross gcc cannot build $src" "$P/build.err"
+	elif ! (cd "$P" && timeout -k 5 60 ./prog >alone.out 2>&1 &&
+		timeout -k 5 120 "$CT" record -o p.data -- ./prog >traced.out 2>record.err &&
 		timeout -k 5 60 "$CT" replay -i p.data >replay.txt 2>&1); then
-		bad cross/pcrel/run "the program or calltrace failed" "$P/record.err"
+		bad cross/$name/run "the program or calltrace failed" "$P/record.err"
 	elif ! cmp -s "$P/alone.out" "$P/traced.out"; then
 		diff "$P/alone.out" "$P/traced.out" >"$P/out.diff"
-		bad cross/pcrel/same-results "relocated first instructions computed something else (< alone, > traced)" "$P/out.diff"
+		bad cross/$name/same-results "$what (< alone, > traced)" "$P/out.diff"
 	else
-		ok cross/pcrel/same-results
-		missing=
-		for f in f_adr f_adrp f_ldr_x f_ldr_w f_ldr_sw f_ldr_d f_ldr_q f_cbz f_tbz f_b f_target; do
-			grep -q " $f()" "$P/replay.txt" || missing="$missing $f"
-		done
-		if [ -z "$missing" ]; then ok cross/pcrel/traced
-		else bad cross/pcrel/traced "not in the trace:$missing" "$P/replay.txt"; fi
+		ok cross/$name/same-results
+		return 0
 	fi
+	return 1
+}
+
+# ---- every pc-relative class as a function's first instruction, patched -------
+if [ "$ARCH" = aarch64 ] &&
+	same_traced pcrel tests/cross/pcrel_aarch64.c \
+		"relocated first instructions computed something else"; then
+	missing=
+	for f in f_adr f_adrp f_ldr_x f_ldr_w f_ldr_sw f_ldr_d f_ldr_q f_cbz f_tbz f_b f_target; do
+		grep -q " $f()" "$P/replay.txt" || missing="$missing $f"
+	done
+	if [ -z "$missing" ]; then ok cross/pcrel/traced
+	else bad cross/pcrel/traced "not in the trace:$missing" "$P/replay.txt"; fi
 fi
 
 # ---- -pg: the prologues _mcount reads, and those it leaves alone ----------------
-if [ "$ARCH" = aarch64 ]; then
-	P=$OUT/pg
-	mkdir -p "$P"
-	if ! "$XBIN/gcc" -g -O2 -pg "$ROOT/tests/cross/pg_aarch64.c" -o "$P/pg" 2>"$P/build.err"; then
-		bad cross/pg/build "the cross gcc cannot build tests/cross/pg_aarch64.c" "$P/build.err"
-	elif ! (cd "$P" && timeout -k 5 60 ./pg >alone.out 2>&1 &&
-		timeout -k 5 120 "$CT" record -o p.data -- ./pg >traced.out 2>record.err &&
-		timeout -k 5 60 "$CT" replay -i p.data >replay.txt 2>&1); then
-		bad cross/pg/run "the program or calltrace failed" "$P/record.err"
-	elif ! cmp -s "$P/alone.out" "$P/traced.out"; then
-		diff "$P/alone.out" "$P/traced.out" >"$P/out.diff"
-		bad cross/pg/same-results "traced, the functions computed something else (< alone, > traced)" "$P/out.diff"
-	else
-		ok cross/pg/same-results
-		wrong=
-		for want in p_gcc:3 p_clang:3 p_big:3 p_subs:3 p_tail:3 p_pac:3 p_inner:21 p_probe:0; do
-			n=$(grep -c " ${want%:*}()" "$P/replay.txt")
-			[ "$n" = "${want#*:}" ] || wrong="$wrong ${want%:*}: $n calls, not ${want#*:};"
-		done
-		if [ -z "$wrong" ]; then ok cross/pg/counts
-		else bad cross/pg/counts "$wrong" "$P/replay.txt"; fi
-	fi
+if [ "$ARCH" = aarch64 ] &&
+	same_traced pg tests/cross/pg_aarch64.c \
+		"traced, the functions computed something else" -pg; then
+	wrong=
+	for want in p_gcc:3 p_clang:3 p_big:3 p_subs:3 p_tail:3 p_pac:3 p_inner:21 p_probe:0; do
+		n=$(grep -c " ${want%:*}()" "$P/replay.txt")
+		[ "$n" = "${want#*:}" ] || wrong="$wrong ${want%:*}: $n calls, not ${want#*:};"
+	done
+	if [ -z "$wrong" ]; then ok cross/pg/counts
+	else bad cross/pg/counts "$wrong" "$P/replay.txt"; fi
 fi
 
 # ---- the ptrace tracer's parts; its commands refused in one line (no ptrace) ----
