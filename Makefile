@@ -148,7 +148,7 @@ $(BUILD)/rt/%.o: src/%.c | deps-check
 
 $(BUILD)/rt/%.o: src/%.S
 	@mkdir -p $(dir $@)
-	$(CC) -fPIC -c $< -o $@
+	$(CC) -fPIC -MMD -MP -c $< -o $@
 
 # Fail early, with the fix, when a library is missing.
 deps-check:
