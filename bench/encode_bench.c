@@ -8,7 +8,10 @@
  * tell how encoding scales: on a machine with C free cores, W <= C workers
  * should do W times the work per second of one.
  *
- *   encode_bench -i TRACE [-c CHUNKS] [-r ROUNDS] [-j 1,2] [-l LEVEL]
+ *   encode_bench -i TRACE [-c CHUNKS] [-r ROUNDS] [-j 1,2] [-l LEVEL] [-g GROUP]
+ *
+ * -g: consecutive chunks of a thread encoded into one block, as the
+ * collector groups them (8, the default, at most; 1: a block a chunk).
  *
  * Per variant, medians over the rounds: events per second (wall), CPU
  * nanoseconds per event (all threads), bytes per event of the blocks.
@@ -30,7 +33,7 @@ struct chunk {
 };
 
 static struct chunk *chunks;
-static uint32_t nchunks, max_chunks = 2000;
+static uint32_t nchunks, max_chunks = 2000, group = CT_JOB_MORE + 1;
 static uint64_t nevents;
 
 static uint64_t now_ns(clockid_t id)
@@ -79,10 +82,12 @@ static void load_thread(struct ct_trace *t, const struct ct_thread_info *th)
 struct result {
 	double wall, cpu;
 	uint64_t bytes, raw, funcs, table; /* table: the function tables' bytes */
+	uint64_t blocks;
 };
 
 static void add_block(struct result *r, const struct ct_chunk_job *j)
 {
+	r->blocks += j->hdr.nrecords != 0;
 	r->bytes += j->out.len;
 	r->raw += j->hdr.raw_len;
 	r->funcs += j->hdr.nfuncs;
@@ -93,7 +98,7 @@ static void add_block(struct result *r, const struct ct_chunk_job *j)
 static struct result run(uint32_t jobs, int level)
 {
 	struct ct_workers w;
-	struct result r = { 0, 0, 0, 0, 0, 0 };
+	struct result r = { 0 };
 
 	ct_workers_init(&w, jobs > 1 ? jobs : 0, CHUNK_RECORDS, level);
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -107,6 +112,16 @@ static struct result run(uint32_t jobs, int level)
 		j->w = chunks[i].w;
 		j->nwords = 2 * chunks[i].n;
 		j->nmore = 0;
+		/* the thread's next chunks, as the collector groups them */
+		while (j->nmore + 1 < group && i + 1 < nchunks &&
+		       chunks[i + 1].d.tid == chunks[i].d.tid &&
+		       chunks[i + 1].d.instance == chunks[i].d.instance) {
+			struct ct_chunk_more *m = &j->more[j->nmore++];
+			i++;
+			*m = (struct ct_chunk_more){ .d = chunks[i].d,
+						     .w = chunks[i].w,
+						     .nwords = 2 * chunks[i].n };
+		}
 		j->flags = 0;
 		j->kind = CT_JOB_TAKE;
 		ct_workers_submit(&w);
@@ -137,7 +152,7 @@ int main(int argc, char **argv)
 	int rounds = 7, level = CT_DEFAULT_ZSTD_LEVEL, c;
 	char err[256];
 
-	while ((c = getopt(argc, argv, "i:c:r:j:l:")) != -1) {
+	while ((c = getopt(argc, argv, "i:c:r:j:l:g:")) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -154,9 +169,14 @@ int main(int argc, char **argv)
 		case 'l':
 			level = atoi(optarg);
 			break;
+		case 'g':
+			group = (uint32_t)atoi(optarg);
+			if (group < 1 || group > CT_JOB_MORE + 1)
+				group = CT_JOB_MORE + 1;
+			break;
 		default:
 			fprintf(stderr, "usage: encode_bench -i TRACE [-c CHUNKS] [-r ROUNDS] [-j "
-					"1,2] [-l LEVEL]\n");
+					"1,2] [-l LEVEL] [-g GROUP]\n");
 			return 2;
 		}
 	}
@@ -184,7 +204,7 @@ int main(int argc, char **argv)
 	}
 	double *wall = ct_calloc((size_t)nv * rounds, sizeof(double));
 	double *cpu = ct_calloc((size_t)nv * rounds, sizeof(double));
-	struct result last = { 0, 0, 0, 0, 0, 0 };
+	struct result last = { 0 };
 	run(variants[0], level); /* warm: pages of the chunks, the allocator */
 	for (int r = 0; r < rounds; r++)
 		for (int v = 0; v < nv; v++) {
@@ -193,10 +213,11 @@ int main(int argc, char **argv)
 			cpu[v * rounds + r] = x.cpu;
 			last = x;
 		}
-	printf("%u chunks of %s, %llu calls and returns, zstd level %d, %d rounds (medians)\n",
-	       nchunks, input, (unsigned long long)nevents, level, rounds);
+	printf("%u chunks of %s in blocks of %u at most, %llu calls and returns, zstd level %d, "
+	       "%d rounds (medians)\n",
+	       nchunks, input, group, (unsigned long long)nevents, level, rounds);
 	printf("blocks: %.1f functions each, %.2f raw bytes per event (%.2f of them addresses)\n",
-	       (double)last.funcs / nchunks, (double)last.raw / (double)nevents,
+	       (double)last.funcs / (double)(last.blocks ? last.blocks : 1), (double)last.raw / (double)nevents,
 	       (double)last.table / (double)nevents);
 	uint64_t bytes = last.bytes;
 	printf("%-8s %14s %12s %12s %10s\n", "jobs", "Mevents/s", "cpu ns/ev", "wall ns/ev",

@@ -3,6 +3,7 @@
 #include <zstd.h>
 
 #include "events.h"
+#include "huff.h"
 #include "inflate.h"
 
 void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level)
@@ -32,6 +33,7 @@ void ct_encoder_free(struct ct_encoder *e)
 		ct_buf_free(&e->col[i]);
 	ct_buf_free(&e->funcs);
 	ct_buf_free(&e->body);
+	ct_buf_free(&e->huff);
 	ct_buf_free(&e->out);
 	free(e->dict);
 	free(e->stack);
@@ -164,18 +166,39 @@ static void ct_put_func_table(struct ct_buf *out, const struct ct_buf *funcs)
 	out->len = (size_t)(p - out->data);
 }
 
+/*
+ * The clock plane Huffman-coded into e->huff (format 6): 1 if that is
+ * smaller. Blocks of a few records keep it raw: the code's table would
+ * outweigh it.
+ */
+static int ct_encode_clock_plane(struct ct_encoder *e)
+{
+	uint32_t nrec = e->hdr.nrecords;
+
+	if (nrec < CT_HUFF_MIN_RECORDS)
+		return 0;
+	e->huff.len = 0;
+	ct_buf_reserve(&e->huff, ct_huff_bound(nrec));
+	e->huff.len = ct_huff_encode(e->col[CT_COL_CLOCK].data, nrec, e->huff.data);
+	return e->huff.len < nrec;
+}
+
 void ct_encoder_finish(struct ct_encoder *e)
 {
 	struct ct_events_hdr *h = &e->hdr;
 	struct ct_buf *code = &e->col[CT_COL_CODE];
 	uint32_t nrec = h->nrecords, nbits = (uint32_t)ct_bits_len(nrec);
+	int huff = ct_encode_clock_plane(e);
 
 	h->last_clock = e->last_clock;
+	h->codec = CT_CODEC_PLANES | CT_CODEC_COMPACT | (huff ? CT_CODEC_HUFF : 0);
 	e->body.len = 0;
 	ct_put_func_table(&e->body, &e->funcs);
 	h->funcs_len = (uint32_t)e->body.len;
-	h->col_len[CT_COL_CLOCK] = nrec;
-	ct_buf_append(&e->body, e->col[CT_COL_CLOCK].data, nrec);
+	/* Huffman-coded, the clock plane follows the (compressed) body */
+	h->col_len[CT_COL_CLOCK] = huff ? (uint32_t)e->huff.len : nrec;
+	if (!huff)
+		ct_buf_append(&e->body, e->col[CT_COL_CLOCK].data, nrec);
 	/* the bits, little-endian, then the low and the high plane */
 	h->col_len[CT_COL_CODE] = nbits + 2 * e->nexplicit;
 	ct_buf_append(&e->body, e->bits, nbits);
@@ -187,20 +210,20 @@ void ct_encoder_finish(struct ct_encoder *e)
 	}
 	h->raw_len = (uint32_t)e->body.len;
 
-	size_t bound = ZSTD_compressBound(e->body.len);
+	size_t bound = ZSTD_compressBound(e->body.len), tail = huff ? e->huff.len : 0;
 	e->out.len = 0;
-	ct_buf_reserve(&e->out, sizeof(*h) + bound);
+	ct_buf_reserve(&e->out, sizeof(*h) + bound + tail);
 	size_t n =
 		ZSTD_compress2(e->cctx, e->out.data + sizeof(*h), bound, e->body.data, e->body.len);
 	if (ZSTD_isError(n) || n >= e->body.len) {
-		h->codec = CT_CODEC_PLANES | CT_CODEC_COMPACT;
 		memcpy(e->out.data + sizeof(*h), e->body.data, e->body.len);
 		n = e->body.len;
 	} else {
-		h->codec = CT_CODEC_PLANES | CT_CODEC_COMPACT | CT_CODEC_ZSTD;
+		h->codec |= CT_CODEC_ZSTD;
 	}
+	memcpy(e->out.data + sizeof(*h) + n, e->huff.data, tail);
 	memcpy(e->out.data, h, sizeof(*h));
-	e->out.len = sizeof(*h) + n;
+	e->out.len = sizeof(*h) + n + tail;
 }
 
 void ct_decoder_init(struct ct_decoder *d)
@@ -212,6 +235,8 @@ void ct_decoder_init(struct ct_decoder *d)
 void ct_decoder_free(struct ct_decoder *d)
 {
 	ct_buf_free(&d->raw);
+	ct_buf_free(&d->clocks);
+	ct_buf_free(&d->huff);
 	ct_buf_free(&d->table);
 	ct_buf_free(&d->open);
 	ZSTD_freeDCtx(d->dctx);
@@ -222,14 +247,20 @@ void ct_decoder_free(struct ct_decoder *d)
 static int ct_check_columns(const struct ct_events_hdr *h)
 {
 	uint64_t want = h->codec & CT_CODEC_COMPACT ? h->funcs_len : (uint64_t)h->nfuncs * 8;
-	for (int i = 0; i < 4; i++)
+	int huff = h->codec & CT_CODEC_HUFF;
+	for (int i = huff ? CT_COL_CODE : CT_COL_CLOCK; i < 4; i++)
 		want += h->col_len[i];
 	if (want != h->raw_len)
 		return -1;
 	if (h->codec & CT_CODEC_COMPACT) {
-		/* a byte a record; the bits, then two planes of the records that have a code */
+		/*
+		 * a byte a record (Huffman-coded: a bit a record at least); the bits,
+		 * then two planes of the records that have a code
+		 */
 		uint64_t nbits = ct_bits_len(h->nrecords), codes = h->col_len[CT_COL_CODE];
-		if (h->col_len[CT_COL_CLOCK] != h->nrecords || codes < nbits ||
+		if ((huff ? (uint64_t)h->col_len[CT_COL_CLOCK] * 8 < h->nrecords
+			  : h->col_len[CT_COL_CLOCK] != h->nrecords) ||
+		    codes < nbits ||
 		    (codes - nbits) % 2 || h->col_len[CT_COL_SP] > (codes - nbits) / 2)
 			return -1;
 		/* each entry of the table is a varint of one byte at least */
@@ -280,22 +311,45 @@ static int ct_begin_compact(struct ct_decoder *d, const uint8_t *body)
 	return 0;
 }
 
+/* A Huffman-coded clock plane (format 6) into d->clocks; -1: malformed. */
+static int ct_begin_clock_plane(struct ct_decoder *d, const uint8_t *p, size_t len)
+{
+	uint32_t n = d->hdr.nrecords; /* ct_check_columns: at most 8 a byte of p */
+
+	d->clocks.len = 0;
+	ct_buf_reserve(&d->clocks, n);
+	if (ct_huff_decode(p, len, d->clocks.data, n, &d->huff) < 0)
+		return -1;
+	d->col[CT_COL_CLOCK] = d->clocks.data;
+	d->col_end[CT_COL_CLOCK] = d->clocks.data + n;
+	return 0;
+}
+
 int ct_decoder_begin(struct ct_decoder *d, const uint8_t *payload, uint32_t len)
 {
 	if (len < sizeof(d->hdr))
 		return -1;
 	memcpy(&d->hdr, payload, sizeof(d->hdr));
 	const uint8_t *body = payload + sizeof(d->hdr);
-	size_t body_len = len - sizeof(d->hdr);
+	size_t body_len = len - sizeof(d->hdr), clock_len = 0;
 	const struct ct_events_hdr *h = &d->hdr;
 	uint32_t codec = h->codec;
 
-	/* 0-3; compact (format 5) only with planes */
-	if ((codec & ~(CT_CODEC_PLANES | CT_CODEC_ZSTD | CT_CODEC_COMPACT)) ||
-	    ((codec & CT_CODEC_COMPACT) && !(codec & CT_CODEC_PLANES)))
+	/* 0-3; compact (format 5) only with planes, Huffman clocks (format 6) only compact */
+	if ((codec & ~(CT_CODEC_PLANES | CT_CODEC_ZSTD | CT_CODEC_COMPACT | CT_CODEC_HUFF)) ||
+	    ((codec & CT_CODEC_COMPACT) && !(codec & CT_CODEC_PLANES)) ||
+	    ((codec & CT_CODEC_HUFF) && !(codec & CT_CODEC_COMPACT)))
 		return -1;
 	if (ct_check_columns(h) < 0)
 		return -1;
+	if (codec & CT_CODEC_HUFF) { /* the coded clock plane ends the payload */
+		clock_len = h->col_len[CT_COL_CLOCK];
+		if (clock_len > body_len)
+			return -1;
+		body_len -= clock_len;
+		if (ct_begin_clock_plane(d, body + body_len, clock_len) < 0)
+			return -1;
+	}
 	d->planes = codec & CT_CODEC_PLANES;
 	d->compact = codec & CT_CODEC_COMPACT;
 	if (codec & CT_CODEC_ZSTD) {
@@ -307,7 +361,7 @@ int ct_decoder_begin(struct ct_decoder *d, const uint8_t *payload, uint32_t len)
 	}
 	d->funcs = body;
 	const uint8_t *p = body + (d->compact ? h->funcs_len : (size_t)h->nfuncs * 8);
-	for (int i = 0; i < 4; i++) {
+	for (int i = clock_len ? CT_COL_CODE : CT_COL_CLOCK; i < 4; i++) {
 		d->col[i] = p;
 		p += h->col_len[i];
 		d->col_end[i] = p;

@@ -62,6 +62,7 @@ struct ct_encoder {
 	struct ct_buf col[4];
 	struct ct_buf funcs; /* the block's function addresses, u64 each */
 	struct ct_buf body;
+	struct ct_buf huff;	   /* the clock plane, Huffman-coded (src/format/huff.h) */
 	struct ct_buf out;	   /* hdr + compressed body, ready to write */
 	struct ct_enc_entry *dict; /* the block's functions, open addressing */
 	uint32_t dict_mask, gen;
@@ -204,6 +205,7 @@ struct ct_decoder {
 	const uint8_t *bits, *code_lo, *code_hi;
 	uint32_t nexplicit, next_explicit, depth;
 	struct ct_buf raw, table, open;
+	struct ct_buf clocks, huff; /* format 6: the clock plane decoded, and scratch */
 	struct ZSTD_DCtx_s *dctx;
 };
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define CT_FILE_MAGIC	"CALLTRCE"
-#define CT_FILE_VERSION 5
+#define CT_FILE_VERSION 6
 #define CT_BLOCK_MAGIC	0x4b425443u /* "CTBK" */
 
 struct ct_file_header {
@@ -132,6 +132,10 @@ struct ct_events_hdr {
 #define CT_CODEC_ZSTD	 1u
 #define CT_CODEC_PLANES	 2u
 #define CT_CODEC_COMPACT 4u
+#define CT_CODEC_HUFF	 8u /* format 6: the clock plane Huffman-coded, after the body */
+
+/* Blocks of fewer records keep their clock plane raw (format 6). */
+#define CT_HUFF_MIN_RECORDS 256
 
 /* body columns, after the table of nfuncs u64 addresses */
 enum { CT_COL_CLOCK, CT_COL_CODE, CT_COL_SP, CT_COL_EXT };
