@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #define CT_POOL_MAGIC	UINT64_C(0x4c4f4f5054435443) /* "CTCTPOOL" */
-#define CT_POOL_VERSION 6
+#define CT_POOL_VERSION 7
 
 #define CT_CHUNK_FREE  0u
 #define CT_CHUNK_OWNED 1u
@@ -130,6 +130,18 @@ struct ct_lost_slot {
 
 #define CT_LOST_SLOTS 4096
 
+/*
+ * ct_pool_ctl.recorder_sleeping. Dozing, the recorder is woken by the
+ * CT_WAKE_BATCH-th chunk published, not by each (a wake costs the thread a
+ * system call and the recorder a context switch, some 5 % of both on a
+ * program that fills a chunk every 60 us), or by a thread that lacks a chunk;
+ * at the latest its wait times out. It dozes only with chunks to spare.
+ */
+#define CT_RECORDER_AWAKE  0u
+#define CT_RECORDER_ASLEEP 1u
+#define CT_RECORDER_DOZING 2u
+#define CT_WAKE_BATCH	   8u
+
 struct ct_pool_ctl {
 	uint64_t magic;
 	uint32_t version;
@@ -145,9 +157,10 @@ struct ct_pool_ctl {
 	_Atomic int32_t free_count; /* chunks on the free stack, about */
 	_Atomic uint32_t next_instance;
 
-	/* the recorder sleeps on wake_seq when it has nothing to do */
+	/* the recorder sleeps on wake_seq when it has nothing to do (CT_RECORDER_*) */
 	_Atomic uint32_t recorder_sleeping;
 	_Atomic uint32_t wake_seq;
+	_Atomic uint32_t full_pending; /* chunks published since it last looked, about */
 
 	/* threads that found no free chunk sleep on free_seq */
 	_Atomic uint32_t free_waiters;

@@ -221,7 +221,8 @@ void ct_encoder_finish(struct ct_encoder *e)
 	} else {
 		h->codec |= CT_CODEC_ZSTD;
 	}
-	memcpy(e->out.data + sizeof(*h) + n, e->huff.data, tail);
+	if (tail)
+		memcpy(e->out.data + sizeof(*h) + n, e->huff.data, tail);
 	memcpy(e->out.data, h, sizeof(*h));
 	e->out.len = sizeof(*h) + n + tail;
 }

@@ -66,7 +66,7 @@ static long ct_futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct 
 
 static void ct_wake_recorder(struct ct_pool_ctl *ctl, int force)
 {
-	if (force || atomic_load(&ctl->recorder_sleeping))
+	if (force || atomic_load(&ctl->recorder_sleeping) != CT_RECORDER_AWAKE)
 		ct_pool_wake_recorder(ctl);
 }
 
@@ -106,7 +106,11 @@ static void ct_publish(struct ct_pool_ctl *ctl, int32_t idx)
 	struct ct_chunk_desc *d = &ctl->desc[idx];
 
 	atomic_store(&d->state, CT_CHUNK_FULL);
-	ct_wake_recorder(ctl, 0);
+	uint32_t pending = atomic_fetch_add(&ctl->full_pending, 1) + 1;
+	uint32_t sleeping = atomic_load(&ctl->recorder_sleeping);
+	if (sleeping == CT_RECORDER_ASLEEP ||
+	    (sleeping == CT_RECORDER_DOZING && pending >= CT_WAKE_BATCH))
+		ct_pool_wake_recorder(ctl);
 }
 
 /* Give up the owned chunk: publish it now, or later if a hook below us may still write to it. */
