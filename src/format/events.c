@@ -255,11 +255,13 @@ static int ct_check_columns(const struct ct_events_hdr *h)
 		return -1;
 	if (h->codec & CT_CODEC_COMPACT) {
 		/*
-		 * a byte a record (Huffman-coded: a bit a record at least); the bits,
-		 * then two planes of the records that have a code
+		 * a byte a record (Huffman-coded: a bit a record at least, and
+		 * only in blocks of CT_HUFF_MIN_RECORDS or more); the bits, then
+		 * two planes of the records that have a code
 		 */
 		uint64_t nbits = ct_bits_len(h->nrecords), codes = h->col_len[CT_COL_CODE];
-		if ((huff ? (uint64_t)h->col_len[CT_COL_CLOCK] * 8 < h->nrecords
+		if ((huff ? (uint64_t)h->col_len[CT_COL_CLOCK] * 8 < h->nrecords ||
+				    h->nrecords < CT_HUFF_MIN_RECORDS
 			  : h->col_len[CT_COL_CLOCK] != h->nrecords) ||
 		    codes < nbits ||
 		    (codes - nbits) % 2 || h->col_len[CT_COL_SP] > (codes - nbits) / 2)

@@ -270,11 +270,11 @@ int ct_huff_decode(const uint8_t *in, size_t len, uint8_t *out, uint32_t n,
 		   struct ct_buf *scratch)
 {
 	uint16_t table[CT_HUFF_TABLE_SIZE];
-	uint64_t stream_len[CT_HUFF_STREAMS], rest;
+	uint64_t stream_len[CT_HUFF_STREAMS], from[CT_HUFF_STREAMS], rest;
 	uint32_t count[CT_HUFF_STREAMS], q = (uint32_t)(((uint64_t)n + 3) / 4);
 	struct ct_huff_reader r[CT_HUFF_STREAMS];
 
-	if (len < CT_HUFF_HEAD || ct_huff_table(in, table) < 0)
+	if (!n || len < CT_HUFF_HEAD || ct_huff_table(in, table) < 0)
 		return -1;
 	rest = len - CT_HUFF_HEAD;
 	for (int k = 0; k < CT_HUFF_STREAMS; k++) {
@@ -284,9 +284,9 @@ int ct_huff_decode(const uint8_t *in, size_t len, uint8_t *out, uint32_t n,
 		if (stream_len[k] > rest)
 			return -1;
 		rest -= stream_len[k];
-		uint64_t from = (uint64_t)k * q < n ? (uint64_t)k * q : n;
 		uint64_t to = (uint64_t)(k + 1) * q < n ? (uint64_t)(k + 1) * q : n;
-		count[k] = (uint32_t)(to - from);
+		from[k] = (uint64_t)k * q < n ? (uint64_t)k * q : n;
+		count[k] = (uint32_t)(to - from[k]);
 	}
 	/* each stream padded, so a code is read 8 bytes at a time */
 	scratch->len = 0;
@@ -296,7 +296,7 @@ int ct_huff_decode(const uint8_t *in, size_t len, uint8_t *out, uint32_t n,
 		uint8_t *dst = scratch->data + scratch->len;
 		memcpy(dst, src, stream_len[k]);
 		memset(dst + stream_len[k], 0, 16);
-		r[k] = (struct ct_huff_reader){ dst, 0, stream_len[k] * 8, out + (uint64_t)k * q };
+		r[k] = (struct ct_huff_reader){ dst, 0, stream_len[k] * 8, out + from[k] };
 		src += stream_len[k];
 		scratch->len += stream_len[k] + 16;
 	}

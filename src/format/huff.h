@@ -36,8 +36,8 @@ static inline size_t ct_huff_bound(uint32_t n)
 size_t ct_huff_encode(const uint8_t *in, uint32_t n, uint8_t *out);
 
 /*
- * A coded plane of len bytes back into out's n bytes; scratch holds a padded
- * copy of the streams. 0, or -1 if it is malformed (a length table that is
+ * A coded plane of len bytes back into out's n bytes (n >= 1); scratch holds
+ * a padded copy of the streams. 0, or -1 if it is malformed (a length table that is
  * not a prefix code, a code it does not have, streams of other lengths than
  * their n symbols take).
  */

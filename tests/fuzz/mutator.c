@@ -195,7 +195,11 @@ static void mutate_nul(struct ct_buf *b)
 	b->data[start] = 0;
 }
 
-/* ---- EVENTS: header, function table, four columns of varints ---- */
+/*
+ * ---- EVENTS: header, function table, four columns (varints, byte planes, or
+ * format 5's compact planes with, in format 6, the clock column coded after
+ * the compressed body) ----
+ */
 
 struct mevents {
 	struct ct_events_hdr h;
@@ -210,17 +214,27 @@ static void mevents_free(struct mevents *e)
 		ct_buf_free(&e->col[i]);
 }
 
-/* Split the body; -1 if its lengths do not add up (then it is mutated as bytes). */
+/* The function table's bytes: nfuncs u64, or (compact) a varint each in funcs_len bytes. */
+static uint64_t mevents_table_len(const struct ct_events_hdr *h)
+{
+	return h->codec & CT_CODEC_COMPACT ? h->funcs_len : (uint64_t)h->nfuncs * 8;
+}
+
+/*
+ * Split the body (and a Huffman-coded clock column, already in e->col[0]);
+ * -1 if its lengths do not add up (then it is mutated as bytes).
+ */
 static int mevents_split(struct mevents *e, const uint8_t *body, size_t len)
 {
-	uint64_t want = (uint64_t)e->h.nfuncs * 8;
-	for (int i = 0; i < 4; i++)
+	int from = e->h.codec & CT_CODEC_HUFF ? CT_COL_CODE : CT_COL_CLOCK;
+	uint64_t want = mevents_table_len(&e->h);
+	for (int i = from; i < 4; i++)
 		want += e->h.col_len[i];
 	if (want != len)
 		return -1;
-	ct_buf_append(&e->funcs, body, (size_t)e->h.nfuncs * 8);
-	body += (size_t)e->h.nfuncs * 8;
-	for (int i = 0; i < 4; i++) {
+	ct_buf_append(&e->funcs, body, (size_t)mevents_table_len(&e->h));
+	body += mevents_table_len(&e->h);
+	for (int i = from; i < 4; i++) {
 		ct_buf_append(&e->col[i], body, e->h.col_len[i]);
 		body += e->h.col_len[i];
 	}
@@ -355,6 +369,7 @@ static const struct {
 	{ offsetof(struct ct_events_hdr, col_len[3]), 4 },
 	{ offsetof(struct ct_events_hdr, lost), 8 },
 	{ offsetof(struct ct_events_hdr, snapshot), 4 },
+	{ offsetof(struct ct_events_hdr, funcs_len), 4 },
 };
 
 /* Mutate an EVENTS payload p (len bytes) into out. */
@@ -368,16 +383,24 @@ static void mutate_events(const uint8_t *p, size_t len, struct ct_buf *out)
 	if (len < sizeof(e.h))
 		goto bytes;
 	memcpy(&e.h, p, sizeof(e.h));
+	size_t body_len = len - sizeof(e.h);
+	if (e.h.codec & CT_CODEC_HUFF) { /* the coded clock column ends the payload */
+		if (e.h.col_len[CT_COL_CLOCK] > body_len)
+			goto bytes;
+		body_len -= e.h.col_len[CT_COL_CLOCK];
+		ct_buf_append(&e.col[CT_COL_CLOCK], p + sizeof(e.h) + body_len,
+			      e.h.col_len[CT_COL_CLOCK]);
+	}
 	if (e.h.codec & CT_CODEC_ZSTD) {
 		if (e.h.raw_len > MAX_RAW)
 			goto bytes;
 		ct_buf_reserve(&body, e.h.raw_len + 1);
-		size_t n = ZSTD_decompress(body.data, e.h.raw_len, p + sizeof(e.h), len - sizeof(e.h));
+		size_t n = ZSTD_decompress(body.data, e.h.raw_len, p + sizeof(e.h), body_len);
 		if (ZSTD_isError(n) || n != e.h.raw_len)
 			goto bytes;
 		body.len = n;
 	} else {
-		ct_buf_append(&body, p + sizeof(e.h), len - sizeof(e.h));
+		ct_buf_append(&body, p + sizeof(e.h), body_len);
 	}
 	if (mevents_split(&e, body.data, body.len) < 0)
 		goto bytes;
@@ -388,8 +411,9 @@ static void mutate_events(const uint8_t *p, size_t len, struct ct_buf *out)
 		size_t f = rnd(sizeof(events_fields) / sizeof(events_fields[0]));
 		mutate_field((uint8_t *)&e.h, sizeof(e.h), events_fields[f].off,
 			     events_fields[f].size, (uint32_t)body.len);
-		stale = events_fields[f].off >= offsetof(struct ct_events_hdr, nfuncs) &&
-			events_fields[f].off < offsetof(struct ct_events_hdr, lost);
+		stale = (events_fields[f].off >= offsetof(struct ct_events_hdr, nfuncs) &&
+			 events_fields[f].off < offsetof(struct ct_events_hdr, lost)) ||
+			events_fields[f].off == offsetof(struct ct_events_hdr, funcs_len);
 		break;
 	}
 	case 2:
@@ -415,19 +439,25 @@ static void mutate_events(const uint8_t *p, size_t len, struct ct_buf *out)
 		mutate_bytes(&e.col[rnd(4)]);
 	}
 
+	int huff = e.h.codec & CT_CODEC_HUFF, from = huff ? CT_COL_CODE : CT_COL_CLOCK;
 	if (!stale) {
-		e.h.nfuncs = (uint32_t)(e.funcs.len / 8);
+		if (e.h.codec & CT_CODEC_COMPACT)
+			e.h.funcs_len = (uint32_t)e.funcs.len; /* nfuncs: the varints, as they were */
+		else
+			e.h.nfuncs = (uint32_t)(e.funcs.len / 8);
 		e.h.raw_len = (uint32_t)e.funcs.len;
 		for (int i = 0; i < 4; i++) {
 			e.h.col_len[i] = (uint32_t)e.col[i].len;
-			e.h.raw_len += (uint32_t)e.col[i].len;
+			if (i >= from)
+				e.h.raw_len += (uint32_t)e.col[i].len;
 		}
-		/* the layout kept (varint columns or byte planes), compressed or not */
-		e.h.codec = (e.h.codec & CT_CODEC_PLANES) | (rnd(3) ? CT_CODEC_ZSTD : 0);
+		/* the layout kept (varints, byte planes, compact, coded clocks), compressed or not */
+		e.h.codec = (e.h.codec & (CT_CODEC_PLANES | CT_CODEC_COMPACT | CT_CODEC_HUFF)) |
+			    (rnd(3) ? CT_CODEC_ZSTD : 0);
 	}
 	body.len = 0;
 	ct_buf_append(&body, e.funcs.data, e.funcs.len);
-	for (int i = 0; i < 4; i++)
+	for (int i = from; i < 4; i++)
 		ct_buf_append(&body, e.col[i].data, e.col[i].len);
 
 	out->len = 0;
@@ -444,6 +474,8 @@ static void mutate_events(const uint8_t *p, size_t len, struct ct_buf *out)
 	} else {
 		ct_buf_append(out, body.data, body.len);
 	}
+	if (huff)
+		ct_buf_append(out, e.col[CT_COL_CLOCK].data, e.col[CT_COL_CLOCK].len);
 	mevents_free(&e);
 	ct_buf_free(&body);
 	return;
