@@ -9,6 +9,7 @@
 void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level)
 {
 	memset(e, 0, sizeof(*e));
+	e->nfilled = CT_ENC_FILLED_MAX + 1; /* the first block empties every slot */
 	uint32_t cap = 64;
 	while (cap < max_records * 2)
 		cap *= 2;
@@ -67,7 +68,13 @@ void ct_encoder_begin(struct ct_encoder *e, uint32_t instance, int32_t pid, int3
 	ct_buf_reserve(&e->col[CT_COL_EXT], 64);
 	e->last_clock = 0;
 	e->last_sp = 0;
-	memset(e->cache, 0xff, sizeof(e->cache));
+	if (e->nfilled > CT_ENC_FILLED_MAX) {
+		memset(e->cache, 0xff, sizeof(e->cache));
+	} else {
+		for (uint32_t i = 0; i < e->nfilled; i++)
+			e->cache[e->filled[i]].addr = UINT64_MAX;
+	}
+	e->nfilled = 0;
 }
 
 /*

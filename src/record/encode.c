@@ -174,10 +174,8 @@ static uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t 
 			uint64_t addr = ct_ev_addr(w1);
 			uint64_t sp = ct_ev_sp(w0, w1);
 			struct ct_enc_slot *slot = ct_enc_slot_of(cache, addr);
-			if (__builtin_expect(slot->addr != addr, 0)) {
-				slot->code = (uint64_t)ct_encoder_func_slow(e, addr) << 2;
-				slot->addr = addr;
-			}
+			if (__builtin_expect(slot->addr != addr, 0))
+				ct_enc_fill(e, slot, addr, ct_encoder_func_slow(e, addr));
 			uint64_t exit = w1 >> 63; /* CT_EV_EXIT */
 			uint64_t key = ct_enc_key(slot->code, sp);
 			uint64_t match = exit & (stack[depth] == key);
