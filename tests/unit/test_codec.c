@@ -17,10 +17,7 @@ struct rec {
 static uint64_t rnd_state = 88172645463325252ull;
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return ct_unit_xorshift(&rnd_state);
 }
 
 static void make_records(struct rec *r, size_t n)

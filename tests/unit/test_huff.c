@@ -12,10 +12,7 @@
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return ct_unit_xorshift(&rnd_state);
 }
 
 /* n symbols: 0 one symbol, 1 uniform bytes, 2 a clock's deltas (a few values), 3 geometric */

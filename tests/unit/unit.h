@@ -3,8 +3,18 @@
 #ifndef CT_UNIT_H
 #define CT_UNIT_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* xorshift64: the tests' random numbers, the same on every run (s: its state, not 0). */
+static inline uint64_t ct_unit_xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
 
 static int ct_unit_failed;
 
