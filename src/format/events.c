@@ -37,6 +37,7 @@ void ct_encoder_free(struct ct_encoder *e)
 	ct_buf_free(&e->huff);
 	ct_buf_free(&e->out);
 	free(e->dict);
+	free(e->huff_pairs);
 	free(e->stack);
 	free(e->bits);
 	ZSTD_freeCCtx(e->cctx);
@@ -186,7 +187,9 @@ static int ct_encode_clock_plane(struct ct_encoder *e)
 		return 0;
 	e->huff.len = 0;
 	ct_buf_reserve(&e->huff, ct_huff_bound(nrec));
-	e->huff.len = ct_huff_encode(e->col[CT_COL_CLOCK].data, nrec, e->huff.data);
+	if (!e->huff_pairs)
+		e->huff_pairs = ct_calloc(CT_HUFF_PAIRS, sizeof(*e->huff_pairs));
+	e->huff.len = ct_huff_encode(e->col[CT_COL_CLOCK].data, nrec, e->huff.data, e->huff_pairs);
 	return e->huff.len < nrec;
 }
 

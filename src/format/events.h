@@ -67,6 +67,7 @@ struct ct_encoder {
 	struct ct_buf funcs; /* the block's function addresses, u64 each */
 	struct ct_buf body;
 	struct ct_buf huff;	   /* the clock plane, Huffman-coded (src/format/huff.h) */
+	uint32_t *huff_pairs;	   /* its scratch: CT_HUFF_PAIRS codes of byte pairs */
 	struct ct_buf out;	   /* hdr + compressed body, ready to write */
 	struct ct_enc_entry *dict; /* the block's functions, open addressing */
 	uint32_t dict_mask, gen;

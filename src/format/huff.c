@@ -5,6 +5,7 @@
 #include "huff.h"
 
 #define CT_HUFF_TABLE_SIZE (1u << CT_HUFF_MAX_LEN)
+#define CT_HUFF_PAIR_SHIFT 22 /* two codes of 11 bits at most */
 
 struct ct_huff_leaf {
 	uint64_t weight;
@@ -115,38 +116,77 @@ static int ct_huff_codes(const uint8_t *len, uint32_t *code)
 	return 0;
 }
 
-/* One code into the bit buffer. */
-#define CT_HUFF_PUT(sym)                                   \
-	do {                                               \
-		uint32_t e_ = enc[sym];                    \
-		buf |= (uint64_t)(e_ & 0xffff) << nb;      \
-		nb += e_ >> 16;                            \
+/* One code (or two: a pair's) into the bit buffer; entries hold code | length << shift. */
+#define CT_HUFF_PUT(entry, shift)                                         \
+	do {                                                              \
+		uint32_t e_ = (entry);                                    \
+		buf |= (uint64_t)(e_ & ((1u << (shift)) - 1)) << nb;      \
+		nb += e_ >> (shift);                                      \
 	} while (0)
 
-/* Symbols in[0 .. n) as one stream at o: returns its end. */
-static uint8_t *ct_huff_stream(const uint8_t *in, uint32_t n, const uint32_t *enc, uint8_t *o)
+/*
+ * Symbols in[0 .. n) as one stream at o: returns its end. Four codes (44
+ * bits at most) between stores keep nb under 52; with pairs, two lookups
+ * give them.
+ */
+static uint8_t *ct_huff_stream(const uint8_t *in, uint32_t n, const uint32_t *enc,
+			       const uint32_t *pairs, uint8_t *o)
 {
 	uint64_t buf = 0;
 	unsigned nb = 0;
 	uint32_t i = 0;
 
-	/* four codes (44 bits at most) between stores: nb stays under 52 */
+	for (; pairs && i + 4 <= n; i += 4) {
+		uint32_t v;
+		memcpy(&v, in + i, 4);
+		CT_HUFF_PUT(pairs[v & 0xffff], CT_HUFF_PAIR_SHIFT);
+		CT_HUFF_PUT(pairs[v >> 16], CT_HUFF_PAIR_SHIFT);
+		memcpy(o, &buf, 8);
+		o += nb >> 3;
+		buf >>= nb & ~7u;
+		nb &= 7;
+	}
 	for (; i + 4 <= n; i += 4) {
 		uint32_t v;
 		memcpy(&v, in + i, 4);
-		CT_HUFF_PUT(v & 0xff);
-		CT_HUFF_PUT(v >> 8 & 0xff);
-		CT_HUFF_PUT(v >> 16 & 0xff);
-		CT_HUFF_PUT(v >> 24);
+		CT_HUFF_PUT(enc[v & 0xff], 16);
+		CT_HUFF_PUT(enc[v >> 8 & 0xff], 16);
+		CT_HUFF_PUT(enc[v >> 16 & 0xff], 16);
+		CT_HUFF_PUT(enc[v >> 24], 16);
 		memcpy(o, &buf, 8);
 		o += nb >> 3;
 		buf >>= nb & ~7u;
 		nb &= 7;
 	}
 	for (; i < n; i++)
-		CT_HUFF_PUT(in[i]);
+		CT_HUFF_PUT(enc[in[i]], 16);
 	memcpy(o, &buf, 8);
 	return o + (nb + 7) / 8;
+}
+
+/*
+ * The codes of the byte pairs the plane can hold (both bytes occur in it):
+ * the first's code then the second's. Worth it when there are fewer such
+ * pairs than symbols to code (else NULL: a code at a time).
+ */
+static const uint32_t *ct_huff_pairs(const uint32_t *enc, const uint8_t *len, uint32_t n,
+				     uint32_t *pairs)
+{
+	uint8_t present[256];
+	uint32_t m = 0;
+
+	for (int s = 0; s < 256; s++)
+		if (len[s])
+			present[m++] = (uint8_t)s;
+	if (!pairs || (uint64_t)m * m > n)
+		return NULL;
+	for (uint32_t a = 0; a < m; a++)
+		for (uint32_t b = 0; b < m; b++) {
+			uint32_t x = present[a], y = present[b];
+			uint32_t code = (enc[x] & 0xffff) | (enc[y] & 0xffff) << len[x];
+			pairs[x | y << 8] = code | (uint32_t)(len[x] + len[y]) << CT_HUFF_PAIR_SHIFT;
+		}
+	return pairs;
 }
 
 /* How often each byte occurs, in four tables: a byte repeated does not wait on its own count. */
@@ -172,7 +212,7 @@ static void ct_huff_count(const uint8_t *in, uint32_t n, uint32_t *total)
 		total[s] = count[0][s] + count[1][s] + count[2][s] + count[3][s];
 }
 
-size_t ct_huff_encode(const uint8_t *in, uint32_t n, uint8_t *out)
+size_t ct_huff_encode(const uint8_t *in, uint32_t n, uint8_t *out, uint32_t *pairs)
 {
 	uint32_t total[256], code[256], enc[256];
 	uint8_t len[256];
@@ -187,11 +227,12 @@ size_t ct_huff_encode(const uint8_t *in, uint32_t n, uint8_t *out)
 			out[s / 2] = (uint8_t)(len[s] | len[s + 1] << 4);
 	}
 
+	const uint32_t *pair_codes = ct_huff_pairs(enc, len, n, pairs);
 	uint8_t *o = out + CT_HUFF_HEAD;
 	for (int k = 0; k < CT_HUFF_STREAMS; k++) {
 		uint32_t from = k * q < n ? k * q : n, to = (k + 1) * q < n ? (k + 1) * q : n;
 		uint8_t *start = o;
-		o = ct_huff_stream(in + from, to - from, enc, o);
+		o = ct_huff_stream(in + from, to - from, enc, pair_codes, o);
 		if (k < CT_HUFF_STREAMS - 1) {
 			uint32_t bytes = (uint32_t)(o - start);
 			memcpy(out + 128 + 4 * k, &bytes, 4);

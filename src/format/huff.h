@@ -32,8 +32,15 @@ static inline size_t ct_huff_bound(uint32_t n)
 	return CT_HUFF_HEAD + (size_t)n * CT_HUFF_MAX_LEN / 8 + 8 * CT_HUFF_STREAMS + 8;
 }
 
-/* The n bytes of in, coded into out (ct_huff_bound(n) bytes): returns its length. */
-size_t ct_huff_encode(const uint8_t *in, uint32_t n, uint8_t *out);
+/* Entries of the encoder's scratch table of byte pairs' codes (256 KiB). */
+#define CT_HUFF_PAIRS 65536
+
+/*
+ * The n bytes of in, coded into out (ct_huff_bound(n) bytes): returns its
+ * length. pairs: CT_HUFF_PAIRS entries of scratch (or NULL), for coding two
+ * bytes at a time when the plane has few distinct ones.
+ */
+size_t ct_huff_encode(const uint8_t *in, uint32_t n, uint8_t *out, uint32_t *pairs);
 
 /*
  * A coded plane of len bytes back into out's n bytes (n >= 1); scratch holds

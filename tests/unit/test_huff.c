@@ -41,7 +41,8 @@ static size_t round_trip(const uint8_t *in, uint32_t n)
 {
 	uint8_t *coded = malloc(ct_huff_bound(n)), *back = malloc(n + 1);
 	struct ct_buf scratch = { 0 };
-	size_t len = ct_huff_encode(in, n, coded);
+	static uint32_t pairs[CT_HUFF_PAIRS];
+	size_t len = ct_huff_encode(in, n, coded, n % 2 ? pairs : NULL);
 	int ok = len <= ct_huff_bound(n) && ct_huff_decode(coded, len, back, n, &scratch) == 0 &&
 		 !memcmp(in, back, n);
 	free(coded);
@@ -71,13 +72,30 @@ static void test_round_trips(void)
 	free(p);
 }
 
+/* Two bytes at a time (a plane of few distinct bytes) or one: the same stream. */
+static void test_pairs_same(void)
+{
+	static uint32_t pairs[CT_HUFF_PAIRS];
+	enum { N = 100003 };
+	uint8_t *p = malloc(N), *a = malloc(ct_huff_bound(N)), *b = malloc(ct_huff_bound(N));
+
+	for (int shape = 0; shape < 4; shape++) {
+		make_plane(p, N, shape);
+		size_t la = ct_huff_encode(p, N, a, pairs), lb = ct_huff_encode(p, N, b, NULL);
+		CHECK(la == lb && !memcmp(a, b, la));
+	}
+	free(p);
+	free(a);
+	free(b);
+}
+
 /* Lengths past 11 bits are limited: every code length in the table is 1 to 11. */
 static void test_length_limit(void)
 {
 	uint8_t *p = malloc(200000), *coded = malloc(ct_huff_bound(200000));
 
 	make_plane(p, 200000, 3);
-	ct_huff_encode(p, 200000, coded);
+	ct_huff_encode(p, 200000, coded, NULL);
 	int longest = 0;
 	for (int k = 0; k < 128; k++) {
 		int a = coded[k] & 15, b = coded[k] >> 4;
@@ -99,7 +117,7 @@ static void test_bad_input(void)
 	struct ct_buf scratch = { 0 };
 
 	make_plane(p, N, 2);
-	size_t len = ct_huff_encode(p, N, coded);
+	size_t len = ct_huff_encode(p, N, coded, NULL);
 	memcpy(copy, coded, len);
 	memset(copy, 0x11, 128); /* 256 codes of 1 bit */
 	CHECK(ct_huff_decode(copy, len, back, N, &scratch) < 0);
@@ -131,6 +149,7 @@ int main(void)
 {
 	int failures = 0;
 	RUN(test_round_trips);
+	RUN(test_pairs_same);
 	RUN(test_length_limit);
 	RUN(test_bad_input);
 	return failures != 0;
