@@ -262,43 +262,67 @@ static int ct_huff_table(const uint8_t *head, uint16_t *table)
 }
 
 struct ct_huff_reader {
-	const uint8_t *p; /* the stream, padded with 16 zero bytes */
+	const uint8_t *p; /* the stream, padded with CT_HUFF_PAD zero bytes */
 	uint64_t pos, bits; /* read so far; the stream's length */
 	uint8_t *out;
 };
 
-static inline uint32_t ct_huff_next(struct ct_huff_reader *r, const uint16_t *table)
+/*
+ * Zero bytes after each stream: a code is read 8 bytes at a time, and a
+ * stream is checked for running past its end every 8 codes (88 bits).
+ */
+#define CT_HUFF_PAD 24
+
+/* The code at bit pos of p: symbol | length << 8 (length 0: not a code); pos moves past it. */
+static inline uint32_t ct_huff_at(const uint8_t *p, uint64_t *pos, const uint16_t *table)
 {
 	uint64_t w;
-	memcpy(&w, r->p + (r->pos >> 3), 8);
-	uint32_t e = table[(w >> (r->pos & 7)) & (CT_HUFF_TABLE_SIZE - 1)];
-	*r->out++ = (uint8_t)e;
-	r->pos += e >> 8;
+	memcpy(&w, p + (*pos >> 3), 8);
+	uint32_t e = table[(w >> (*pos & 7)) & (CT_HUFF_TABLE_SIZE - 1)];
+	*pos += e >> 8;
 	return e;
+}
+
+/* A stream's codes from i to count alone; bit 31 of the result: a code it has not. */
+static uint32_t ct_huff_rest(struct ct_huff_reader *r, uint32_t i, uint32_t count,
+			     const uint16_t *table)
+{
+	uint32_t bad = 0;
+	for (; i < count && r->pos <= r->bits; i++) {
+		uint32_t e = ct_huff_at(r->p, &r->pos, table);
+		r->out[i] = (uint8_t)e;
+		bad |= e - 0x100;
+	}
+	return bad | (uint32_t)(r->pos > r->bits) << 31;
 }
 
 /*
  * Four streams at once, then what is left of the longer ones. A code the
- * table does not have reads as length 0 (caught at the end); a stream read
- * past its end stops the loop before its next read leaves the padding.
+ * table does not have reads as length 0 (caught at the end); a stream that
+ * runs past its end stops the loop before its reads leave the padding.
  */
 static int ct_huff_run(struct ct_huff_reader *r, const uint32_t *count, const uint16_t *table)
 {
 	uint32_t both = count[CT_HUFF_STREAMS - 1], bad = 0; /* bit 31: a code it has not */
+	const uint8_t *p0 = r[0].p, *p1 = r[1].p, *p2 = r[2].p, *p3 = r[3].p;
+	uint8_t *o0 = r[0].out, *o1 = r[1].out, *o2 = r[2].out, *o3 = r[3].out;
+	uint64_t q0 = 0, q1 = 0, q2 = 0, q3 = 0;
 
 	for (uint32_t i = 0; i < both; i++) {
-		for (int k = 0; k < CT_HUFF_STREAMS; k++)
-			bad |= ct_huff_next(&r[k], table) - 0x100;
-		if ((r[0].pos > r[0].bits) | (r[1].pos > r[1].bits) | (r[2].pos > r[2].bits) |
-		    (r[3].pos > r[3].bits))
+		uint32_t e0 = ct_huff_at(p0, &q0, table), e1 = ct_huff_at(p1, &q1, table);
+		uint32_t e2 = ct_huff_at(p2, &q2, table), e3 = ct_huff_at(p3, &q3, table);
+		o0[i] = (uint8_t)e0;
+		o1[i] = (uint8_t)e1;
+		o2[i] = (uint8_t)e2;
+		o3[i] = (uint8_t)e3;
+		bad |= (e0 - 0x100) | (e1 - 0x100) | (e2 - 0x100) | (e3 - 0x100);
+		if ((i & 7) == 7 && ((q0 > r[0].bits) | (q1 > r[1].bits) | (q2 > r[2].bits) |
+				     (q3 > r[3].bits)))
 			return -1;
 	}
-	for (int k = 0; k < CT_HUFF_STREAMS - 1; k++)
-		for (uint32_t i = both; i < count[k]; i++) {
-			bad |= ct_huff_next(&r[k], table) - 0x100;
-			if (r[k].pos > r[k].bits)
-				return -1;
-		}
+	r[0].pos = q0, r[1].pos = q1, r[2].pos = q2, r[3].pos = q3;
+	for (int k = 0; k < CT_HUFF_STREAMS; k++)
+		bad |= ct_huff_rest(&r[k], both, count[k], table);
 	if (bad >> 31)
 		return -1;
 	for (int k = 0; k < CT_HUFF_STREAMS; k++) /* each stream ends in its last byte */
@@ -329,17 +353,17 @@ int ct_huff_decode(const uint8_t *in, size_t len, uint8_t *out, uint32_t n,
 		from[k] = (uint64_t)k * q < n ? (uint64_t)k * q : n;
 		count[k] = (uint32_t)(to - from[k]);
 	}
-	/* each stream padded, so a code is read 8 bytes at a time */
+	/* each stream padded (CT_HUFF_PAD) */
 	scratch->len = 0;
-	ct_buf_reserve(scratch, len - CT_HUFF_HEAD + 16 * CT_HUFF_STREAMS);
+	ct_buf_reserve(scratch, len - CT_HUFF_HEAD + CT_HUFF_PAD * CT_HUFF_STREAMS);
 	const uint8_t *src = in + CT_HUFF_HEAD;
 	for (int k = 0; k < CT_HUFF_STREAMS; k++) {
 		uint8_t *dst = scratch->data + scratch->len;
 		memcpy(dst, src, stream_len[k]);
-		memset(dst + stream_len[k], 0, 16);
+		memset(dst + stream_len[k], 0, CT_HUFF_PAD);
 		r[k] = (struct ct_huff_reader){ dst, 0, stream_len[k] * 8, out + from[k] };
 		src += stream_len[k];
-		scratch->len += stream_len[k] + 16;
+		scratch->len += stream_len[k] + CT_HUFF_PAD;
 	}
 	return ct_huff_run(r, count, table);
 }
