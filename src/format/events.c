@@ -6,6 +6,17 @@
 #include "huff.h"
 #include "inflate.h"
 
+/*
+ * Every CT_CLOCK_PROBE_EVERY-th block of an encoder, zstd tries the first
+ * CT_CLOCK_SAMPLE bytes of its clock plane (ct_clock_plane_repeats): the
+ * answer holds for the blocks until the next probe, which leave the plane to
+ * zstd if it did much better, else Huffman-code it.
+ */
+#ifndef CT_CLOCK_SAMPLE
+#define CT_CLOCK_SAMPLE 2048
+#endif
+#define CT_CLOCK_PROBE_EVERY 8
+
 void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level)
 {
 	memset(e, 0, sizeof(*e));
@@ -179,18 +190,40 @@ static void ct_put_func_table(struct ct_buf *out, const struct ct_buf *funcs)
  * smaller. Blocks of a few records keep it raw: the code's table would
  * outweigh it.
  */
+/*
+ * Does zstd take this clock plane far below its Huffman code? When calls
+ * come in the same rhythm (a quiet machine, a regular program), the clock
+ * bytes repeat in runs that zstd's matches store at a fraction of a bit a
+ * record, which a code of a bit a record at least cannot. zstd on the first
+ * CT_CLOCK_SAMPLE bytes tells, at a few percent of its cost on the whole.
+ */
+static int ct_clock_plane_repeats(struct ct_encoder *e, uint32_t nrec, size_t coded)
+{
+	uint32_t n = nrec < CT_CLOCK_SAMPLE ? nrec : CT_CLOCK_SAMPLE;
+	size_t bound = ZSTD_compressBound(n);
+
+	e->out.len = 0; /* scratch until the block is made */
+	ct_buf_reserve(&e->out, bound);
+	size_t z = ZSTD_compress2(e->cctx, e->out.data, bound, e->col[CT_COL_CLOCK].data, n);
+	/* zstd's bytes a record on the sample against 3/4 of the code's on the whole */
+	return !ZSTD_isError(z) && (uint64_t)z * nrec * 4 < (uint64_t)coded * n * 3;
+}
+
 static int ct_encode_clock_plane(struct ct_encoder *e)
 {
 	uint32_t nrec = e->hdr.nrecords;
+	int probe = e->clock_blocks++ % CT_CLOCK_PROBE_EVERY == 0;
 
-	if (nrec < CT_HUFF_MIN_RECORDS)
+	if (nrec < CT_HUFF_MIN_RECORDS || (!probe && e->clock_zstd))
 		return 0;
 	e->huff.len = 0;
 	ct_buf_reserve(&e->huff, ct_huff_bound(nrec));
 	if (!e->huff_pairs)
 		e->huff_pairs = ct_calloc(CT_HUFF_PAIRS, sizeof(*e->huff_pairs));
 	e->huff.len = ct_huff_encode(e->col[CT_COL_CLOCK].data, nrec, e->huff.data, e->huff_pairs);
-	return e->huff.len < nrec;
+	if (probe)
+		e->clock_zstd = ct_clock_plane_repeats(e, nrec, e->huff.len);
+	return e->huff.len < nrec && !e->clock_zstd;
 }
 
 void ct_encoder_finish(struct ct_encoder *e)

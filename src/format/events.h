@@ -68,6 +68,8 @@ struct ct_encoder {
 	struct ct_buf body;
 	struct ct_buf huff;	   /* the clock plane, Huffman-coded (src/format/huff.h) */
 	uint32_t *huff_pairs;	   /* its scratch: CT_HUFF_PAIRS codes of byte pairs */
+	uint32_t clock_blocks;	   /* blocks finished, for the probes of events.c */
+	int clock_zstd;		   /* the last probe: leave clock planes to zstd */
 	struct ct_buf out;	   /* hdr + compressed body, ready to write */
 	struct ct_enc_entry *dict; /* the block's functions, open addressing */
 	uint32_t dict_mask, gen;
