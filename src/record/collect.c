@@ -41,6 +41,7 @@ void ct_collector_free(struct ct_collector *c)
 	ct_encoder_free(&c->enc);
 	ct_workers_free(&c->workers);
 	ct_chunk_job_free(&c->job);
+	ct_buf_free(&c->side_copy);
 	ct_map_free(&c->seen);
 	free(c->seen_recent);
 	ct_map_free(&c->called);
@@ -247,8 +248,17 @@ static void ct_on_protos(struct ct_collector *c, const struct ct_desc_view *d, c
 static void ct_on_side(struct ct_collector *c, const struct ct_desc_view *d,
 		       const struct ct_side *x)
 {
-	const uint8_t *p = x->p;
 	uint32_t len = x->len;
+
+	/*
+	 * The program can still write the chunk the payload is in: read a copy,
+	 * so that a length measured in it (a path's) stays true when it is used.
+	 */
+	c->side_copy.len = 0;
+	ct_buf_reserve(&c->side_copy, (size_t)len + 1);
+	if (len)
+		memcpy(c->side_copy.data, x->p, len);
+	const uint8_t *p = c->side_copy.data;
 
 	switch (x->type) {
 	case CT_EXT_PROCESS:

@@ -154,6 +154,7 @@ struct ct_collector {
 	uint64_t *seen_ns;	/* per chunk: when a pass first found it published (0: not yet) */
 	int gather;		/* published chunks may wait for more of their thread's (ct_hold) */
 	uint32_t full_left;	/* published chunks the last pass left for later */
+	struct ct_buf side_copy; /* scratch: an extended record's payload, out of shared memory */
 };
 
 #define CT_SEEN_RECENT 4096 /* slots of ct_collector.seen_recent */
