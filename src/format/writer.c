@@ -20,6 +20,7 @@
 #include <zstd.h>
 
 #include "writer.h"
+#include "../util/time_ns.h"
 #include "../util/util.h"
 
 /*
@@ -170,16 +171,9 @@ int ct_writer_flush(struct ct_writer *w)
 	return 0;
 }
 
-static uint64_t ct_writer_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int ct_writer_flush_stale(struct ct_writer *w, uint64_t age_ns)
 {
-	if (!w->pend_len || ct_writer_now() - w->pend_since < age_ns)
+	if (!w->pend_len || ct_time_ns(CLOCK_MONOTONIC) - w->pend_since < age_ns)
 		return w->error ? -1 : 0;
 	return ct_writer_flush(w);
 }
@@ -206,7 +200,7 @@ int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const vo
 			w->pend = ct_malloc(w->pend_cap);
 		}
 		if (!w->pend_len)
-			w->pend_since = ct_writer_now();
+			w->pend_since = ct_time_ns(CLOCK_MONOTONIC);
 		uint8_t *p = w->pend + w->pend_len;
 		memcpy(p, &h, sizeof(h));
 		if (alen)

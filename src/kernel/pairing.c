@@ -21,15 +21,9 @@
 #include "kernel_int.h"
 #include "../arch/arch.h"
 #include "../common/pool.h"
+#include "../util/time_ns.h"
 
 #define CT_KSCRATCH 4096u /* no record we read is longer */
-
-static uint64_t ct_mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /*
  * perf time (ns) -> TSC, the inverse of the kernel's time_zero + tsc * mult >>
@@ -57,7 +51,7 @@ static uint64_t ct_perf_to_tsc(const struct ct_kernel *k, uint64_t t)
 
 static uint64_t ct_trace_now(const struct ct_kernel *k)
 {
-	return k->clock == CT_CLOCK_TSC ? ct_arch_clock() : ct_mono_ns();
+	return k->clock == CT_CLOCK_TSC ? ct_arch_clock() : ct_time_ns(CLOCK_MONOTONIC);
 }
 
 static int ct_load_tracepoints(struct ct_kernel *k, char *why, size_t whylen)
@@ -100,7 +94,7 @@ static uint64_t ct_fit_pair(uint64_t *tsc, uint64_t *mono)
 {
 	uint64_t best = UINT64_MAX;
 	for (int i = 0; i < 5; i++) {
-		uint64_t a = ct_arch_clock(), m = ct_mono_ns(), b = ct_arch_clock();
+		uint64_t a = ct_arch_clock(), m = ct_time_ns(CLOCK_MONOTONIC), b = ct_arch_clock();
 		if (b - a < best) {
 			best = b - a;
 			*tsc = a + (b - a) / 2;

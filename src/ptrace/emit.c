@@ -16,14 +16,11 @@
 #include "tracer.h"
 #include "../common/event.h"
 #include "../arch/arch.h"
+#include "../util/time_ns.h"
 
 uint64_t ct_pt_clock(const struct ct_tracer *tr)
 {
-	if (tr->tsc)
-		return ct_arch_clock();
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return tr->tsc ? ct_arch_clock() : ct_time_ns(CLOCK_MONOTONIC);
 }
 
 void ct_pt_publish(struct ct_tracer *tr, struct ct_pt_thread *t, uint32_t flags)

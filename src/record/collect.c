@@ -15,6 +15,7 @@
 
 #include "record.h"
 #include "untraced.h"
+#include "../util/time_ns.h"
 
 void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_writer *w, int level,
 		       uint32_t jobs)
@@ -714,7 +715,7 @@ size_t ct_collect(struct ct_collector *c, enum ct_take take)
 	}
 	qsort(c->views, n, sizeof(*c->views), ct_by_thread);
 	int gather = ct_may_gather(c, take);
-	uint64_t now = gather ? ct_now(CLOCK_MONOTONIC) : 0;
+	uint64_t now = gather ? ct_time_ns(CLOCK_MONOTONIC) : 0;
 	size_t decided = 0; /* views before this one belong to a run taken whole */
 	for (size_t i = 0; i < n; i++) {
 		const struct ct_desc_view *d = &c->views[i];

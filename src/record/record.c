@@ -22,6 +22,7 @@
 #include "record.h"
 #include "kside.h"
 #include "untraced.h"
+#include "../util/time_ns.h"
 #include "../arch/arch.h"
 #include "../ptrace/ptrace.h"
 
@@ -41,9 +42,9 @@ static void ct_on_interrupt(int sig)
 static struct ct_clock_sample ct_sample(uint32_t clock)
 {
 	struct ct_clock_sample s;
-	s.clock = clock == CT_CLOCK_TSC ? ct_arch_clock() : ct_now(CLOCK_MONOTONIC);
-	s.monotonic_ns = ct_now(CLOCK_MONOTONIC);
-	s.realtime_ns = ct_now(CLOCK_REALTIME);
+	s.clock = clock == CT_CLOCK_TSC ? ct_arch_clock() : ct_time_ns(CLOCK_MONOTONIC);
+	s.monotonic_ns = ct_time_ns(CLOCK_MONOTONIC);
+	s.realtime_ns = ct_time_ns(CLOCK_REALTIME);
 	if (clock != CT_CLOCK_TSC)
 		s.clock = s.monotonic_ns;
 	return s;
@@ -183,7 +184,7 @@ static int ct_serve_over(struct ct_session *s)
 	struct ct_pool_ctl *ctl = s->pool.ctl;
 	if (atomic_load(&ctl->live_procs) <= 0)
 		return 1;
-	uint64_t now = ct_now(CLOCK_MONOTONIC);
+	uint64_t now = ct_time_ns(CLOCK_MONOTONIC);
 	if (now - s->last_alive_check < 100 * 1000 * 1000)
 		return 0;
 	s->last_alive_check = now;
@@ -281,7 +282,7 @@ static int ct_relieve(struct ct_session *s, int scanned)
 	}
 	/* no chunk published for a while either: not threads busy filling theirs */
 	if (!scanned || !atomic_load(&ctl->free_waiters) || atomic_load(&ctl->starved) ||
-	    ct_now(CLOCK_MONOTONIC) - s->last_progress < CT_STARVED_AFTER)
+	    ct_time_ns(CLOCK_MONOTONIC) - s->last_progress < CT_STARVED_AFTER)
 		return 0;
 	atomic_store(&ctl->starved, 1);
 	s->starved++;
@@ -309,7 +310,7 @@ static void ct_run(struct ct_session *s)
 	for (;;) {
 		/* live: what threads wrote so far, every 50 ms */
 		if (s->o->tick) {
-			uint64_t now = ct_now(CLOCK_MONOTONIC);
+			uint64_t now = ct_time_ns(CLOCK_MONOTONIC);
 			if (now - last_tick >= 50 * 1000 * 1000) {
 				last_tick = now;
 				ct_collect(&s->col, CT_TAKE_FULL);
@@ -356,14 +357,14 @@ static void ct_run(struct ct_session *s)
 			return;
 		}
 		if (n) {
-			s->last_progress = ct_now(CLOCK_MONOTONIC);
+			s->last_progress = ct_time_ns(CLOCK_MONOTONIC);
 			continue;
 		}
 		/*
 		 * Threads wait for chunks: some may be held by threads that are gone.
 		 * A flight recorder's threads never wait, so look for those regularly.
 		 */
-		uint64_t now = ct_now(CLOCK_MONOTONIC);
+		uint64_t now = ct_time_ns(CLOCK_MONOTONIC);
 		int lacking = ct_lacking(s), scanned = 0;
 		if ((lacking || s->col.ring) && now - last_scan > 50 * 1000 * 1000) {
 			last_scan = now;
@@ -613,7 +614,7 @@ static void ct_finish(struct ct_session *s)
 	ct_kside_finish(s->kernel, &s->w);
 
 	/* a calibration over less than 10 ms would be imprecise */
-	uint64_t elapsed = ct_now(CLOCK_MONOTONIC) - s->start_ns;
+	uint64_t elapsed = ct_time_ns(CLOCK_MONOTONIC) - s->start_ns;
 	if (elapsed < 10 * 1000 * 1000) {
 		struct timespec ts = { 0, (long)(10 * 1000 * 1000 - elapsed) };
 		nanosleep(&ts, NULL);
@@ -688,7 +689,7 @@ static int ct_session_open(struct ct_session *s, const struct ct_record_opts *o,
 		ct_writer_abandon(&s->w, o->output);
 		return 1;
 	}
-	s->start_ns = ct_now(CLOCK_MONOTONIC);
+	s->start_ns = ct_time_ns(CLOCK_MONOTONIC);
 	return 0;
 }
 
@@ -760,7 +761,7 @@ static void ct_session_run(struct ct_session *s, const struct ct_clock_sample *s
 	ct_write_meta(&s->w, o, s->clock);
 	ct_writer_block(&s->w, CT_BLOCK_CLOCK, 0, start, sizeof(*start), NULL, 0);
 	ct_run(s);
-	uint64_t ran_ns = ct_now(CLOCK_MONOTONIC) - s->start_ns;
+	uint64_t ran_ns = ct_time_ns(CLOCK_MONOTONIC) - s->start_ns;
 	ct_finish(s);
 	if (o->attach_pid && !o->quiet)
 		ct_say_detached(s, ran_ns);

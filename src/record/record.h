@@ -4,7 +4,6 @@
 #define CT_RECORD_H
 
 #include <stdint.h>
-#include <time.h>
 #include <sys/types.h>
 
 #include "../common/pool.h"
@@ -46,13 +45,6 @@ struct ct_record_opts {
 #define CT_DEFAULT_OUTPUT     "calltrace.data"
 #define CT_DEFAULT_CHUNK      (64u << 10)
 
-/* A clock's time in nanoseconds. */
-static inline uint64_t ct_now(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 #define CT_DEFAULT_BUFFER     (256ull << 20) /* the cap: pages cost memory once touched */
 #define CT_POOL_FIRST	      (32u << 20)    /* chunks released at the start, in bytes */
 /*
