@@ -656,13 +656,14 @@ static int ct_take_in_order(struct ct_collector *c, const struct ct_desc_view *d
  * for a chunk and the free stack has chunks to spare.
  */
 #define CT_GATHER_NS (20 * 1000 * 1000)
-#define CT_GATHER_SPARE 16 /* free chunks, at least, for a pass to hold any back */
+/* free chunks, at least, for chunks to wait: two of the recorder's wake batches (pool.h) */
+#define CT_GATHER_SPARE (2 * CT_WAKE_BATCH)
 
-static int ct_may_gather(const struct ct_collector *c, enum ct_take take)
+int ct_collector_unhurried(const struct ct_collector *c)
 {
 	const struct ct_pool_ctl *ctl = c->pool->ctl;
-	return c->gather && take == CT_TAKE_FULL && !atomic_load(&ctl->free_waiters) &&
-	       atomic_load(&ctl->free_count) >= CT_GATHER_SPARE;
+	return c->gather && !atomic_load(&ctl->free_waiters) &&
+	       atomic_load(&ctl->free_count) >= (int32_t)CT_GATHER_SPARE;
 }
 
 /*
@@ -714,7 +715,7 @@ size_t ct_collect(struct ct_collector *c, enum ct_take take)
 			n++;
 	}
 	qsort(c->views, n, sizeof(*c->views), ct_by_thread);
-	int gather = ct_may_gather(c, take);
+	int gather = take == CT_TAKE_FULL && ct_collector_unhurried(c);
 	uint64_t now = gather ? ct_time_ns(CLOCK_MONOTONIC) : 0;
 	size_t decided = 0; /* views before this one belong to a run taken whole */
 	for (size_t i = 0; i < n; i++) {

@@ -202,23 +202,6 @@ static int ct_serve_over(struct ct_session *s)
 	return 1;
 }
 
-/*
- * Woken by each chunk published (asleep), or by a batch of them (dozing:
- * pool.h): a plain recording with chunks to spare dozes. Live views and
- * flight recorders want each chunk as it comes, a lossy recording's threads
- * drop what finds no chunk.
- */
-static uint32_t ct_sleep_mode(struct ct_session *s)
-{
-	struct ct_pool_ctl *ctl = s->pool.ctl;
-
-	if (s->o->tick || s->col.ring || (ctl->flags & CT_POOL_LOSSY) ||
-	    atomic_load(&ctl->free_waiters) ||
-	    atomic_load(&ctl->free_count) < (int32_t)(2 * CT_WAKE_BATCH))
-		return CT_RECORDER_ASLEEP;
-	return CT_RECORDER_DOZING;
-}
-
 static void ct_sleep(struct ct_session *s)
 {
 	struct ct_pool_ctl *ctl = s->pool.ctl;
@@ -227,7 +210,13 @@ static void ct_sleep(struct ct_session *s)
 	/* blocks held back go out before we wait, if they waited 50 ms already */
 	ct_writer_flush_stale(&s->w, 50 * 1000 * 1000);
 	atomic_store(&ctl->full_pending, 0); /* a chunk published from here on counts */
-	atomic_store(&ctl->recorder_sleeping, ct_sleep_mode(s));
+	/*
+	 * woken by each chunk published (asleep), or by a batch of them (dozing,
+	 * pool.h): live views and flight recorders want each chunk as it comes, a
+	 * lossy recording's threads drop what finds no chunk
+	 */
+	atomic_store(&ctl->recorder_sleeping, ct_collector_unhurried(&s->col) ? CT_RECORDER_DOZING
+									     : CT_RECORDER_ASLEEP);
 	/* published since the last pass? (those it left for later do not count) */
 	uint32_t full = 0;
 	for (uint32_t i = 0; i < s->pool.released && full <= s->col.full_left; i++)

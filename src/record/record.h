@@ -166,6 +166,13 @@ size_t ct_collect(struct ct_collector *c, enum ct_take take);
 size_t ct_collect_partial(struct ct_collector *c);
 /* Flight recorder: write every thread's ring as it is now. */
 size_t ct_snapshot(struct ct_collector *c);
+/*
+ * A plain recording (not live, a flight recorder or lossy) with chunks to
+ * spare and no thread waiting for one: published chunks may wait a little,
+ * for more of their thread's to share a block, and to wake the recorder in
+ * a batch (its dozing, record.c).
+ */
+int ct_collector_unhurried(const struct ct_collector *c);
 
 /* symtabs.c: symbol tables of the modules that have events */
 void ct_write_symtabs(struct ct_collector *c);
