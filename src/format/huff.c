@@ -124,6 +124,15 @@ static int ct_huff_codes(const uint8_t *len, uint32_t *code)
 		nb += e_ >> (shift);                                      \
 	} while (0)
 
+/* The buffer's whole bytes to o (8 stored: o has room), the rest kept. */
+#define CT_HUFF_FLUSH()                     \
+	do {                                \
+		memcpy(o, &buf, 8);         \
+		o += nb >> 3;               \
+		buf >>= nb & ~7u;           \
+		nb &= 7;                    \
+	} while (0)
+
 /*
  * Symbols in[0 .. n) as one stream at o: returns its end. Four codes (44
  * bits at most) between stores keep nb under 52; with pairs, two lookups
@@ -141,10 +150,7 @@ static uint8_t *ct_huff_stream(const uint8_t *in, uint32_t n, const uint32_t *en
 		memcpy(&v, in + i, 4);
 		CT_HUFF_PUT(pairs[v & 0xffff], CT_HUFF_PAIR_SHIFT);
 		CT_HUFF_PUT(pairs[v >> 16], CT_HUFF_PAIR_SHIFT);
-		memcpy(o, &buf, 8);
-		o += nb >> 3;
-		buf >>= nb & ~7u;
-		nb &= 7;
+		CT_HUFF_FLUSH();
 	}
 	for (; i + 4 <= n; i += 4) {
 		uint32_t v;
@@ -153,10 +159,7 @@ static uint8_t *ct_huff_stream(const uint8_t *in, uint32_t n, const uint32_t *en
 		CT_HUFF_PUT(enc[v >> 8 & 0xff], 16);
 		CT_HUFF_PUT(enc[v >> 16 & 0xff], 16);
 		CT_HUFF_PUT(enc[v >> 24], 16);
-		memcpy(o, &buf, 8);
-		o += nb >> 3;
-		buf >>= nb & ~7u;
-		nb &= 7;
+		CT_HUFF_FLUSH();
 	}
 	for (; i < n; i++)
 		CT_HUFF_PUT(enc[in[i]], 16);
