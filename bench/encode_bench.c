@@ -14,7 +14,8 @@
  * collector groups them (8, the default, at most; 1: a block a chunk).
  *
  * Per variant, medians over the rounds: events per second (wall), CPU
- * nanoseconds per event (all threads), bytes per event of the blocks.
+ * nanoseconds per event (all threads), bytes per event of the blocks. The
+ * digest of the blocks tells whether a change to the encoder kept its output.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -83,12 +84,14 @@ struct result {
 	double wall, cpu;
 	uint64_t bytes, raw, funcs, table; /* table: the function tables' bytes */
 	uint64_t blocks;
+	uint32_t digest; /* CRC32C of the blocks in order: an encoder change that keeps the format keeps it */
 };
 
 static void add_block(struct result *r, const struct ct_chunk_job *j)
 {
 	r->blocks += j->hdr.nrecords != 0;
 	r->bytes += j->out.len;
+	r->digest = ct_crc32c(r->digest, j->out.data, j->out.len);
 	r->raw += j->hdr.raw_len;
 	r->funcs += j->hdr.nfuncs;
 	r->table += j->hdr.codec & CT_CODEC_COMPACT ? j->hdr.funcs_len : j->hdr.nfuncs * 8;
@@ -219,6 +222,7 @@ int main(int argc, char **argv)
 	printf("blocks: %.1f functions each, %.2f raw bytes per event (%.2f of them addresses)\n",
 	       (double)last.funcs / (double)(last.blocks ? last.blocks : 1), (double)last.raw / (double)nevents,
 	       (double)last.table / (double)nevents);
+	printf("digest: %08x (CRC32C of the blocks)\n", last.digest);
 	uint64_t bytes = last.bytes;
 	printf("%-8s %14s %12s %12s %10s\n", "jobs", "Mevents/s", "cpu ns/ev", "wall ns/ev",
 	       "bytes/ev");

@@ -88,12 +88,14 @@ static void test_round_trip(void)
  * whose call came before the block, returns that skip frames (longjmp) or
  * name another function or frame, marks between, values past the planes.
  */
-static size_t make_nested(struct rec *r, size_t n)
+static size_t make_nested_from(struct rec *r, size_t n, uint64_t clock, int quiet)
 {
-	uint64_t clock = 1ull << 40, open[512][2];
+	uint64_t open[512][2];
 	size_t depth = 0, i = 0;
 	while (i < n) {
 		uint64_t roll = rnd() % 100;
+		if (quiet && rnd() % 64) /* a program's steady stream: calls and returns that match */
+			roll = 7 + rnd() % 93;
 		clock += roll < 2 ? 300 + rnd() % 100000 : rnd() % 200;
 		r[i].clock = clock;
 		r[i].type = CT_EXT_LOST;
@@ -132,6 +134,11 @@ static size_t make_nested(struct rec *r, size_t n)
 		i++;
 	}
 	return i;
+}
+
+static size_t make_nested(struct rec *r, size_t n)
+{
+	return make_nested_from(r, n, 1ull << 40, 0);
 }
 
 static void check_decodes_to(const struct ct_buf *out, const struct rec *r, size_t n)
@@ -193,6 +200,98 @@ static void test_nested(void)
 		ct_chunk_job_free(&j);
 		ct_encoder_free(&e);
 	}
+}
+
+/* A record's full clock as the recorder rebuilds it from 48 bits and its chunk's base. */
+static uint64_t full_clock(uint64_t base, uint64_t c48)
+{
+	return base + (uint64_t)((int64_t)((c48 - base) << 16) >> 16);
+}
+
+/*
+ * r[0 .. n) as the runtime writes them into three chunks (an empty slot now
+ * and then), encoded by the recorder's loop: the block must be the generic
+ * encoder's, byte for byte, for the records as the recorder reads them back.
+ * A chunk's base clock is base_back ticks before its first record's, so that
+ * its records can wander past 2^47 ticks from it.
+ */
+static void check_chunk_encoding(struct rec *r, size_t n, uint64_t base_back)
+{
+	static uint64_t w[3 * 40000];
+	static struct rec seen[40000];
+	struct ct_encoder ref, e;
+	struct ct_chunk_job j;
+	size_t nw = 0, ns = 0, cut[3] = { 0, n / 3, 2 * n / 3 }, word_cut[3] = { 0 };
+	uint64_t base[3];
+
+	for (size_t i = 0, part = 0; i < n; i++) {
+		if (part < 3 && i == cut[part]) {
+			word_cut[part] = nw;
+			base[part++] = r[i].clock - base_back;
+		}
+		uint64_t cfa = r[i].sp << 4, b = base[part - 1];
+		seen[ns] = r[i];
+		seen[ns].clock = full_clock(b, r[i].clock & CT_EV_CLOCK_MASK);
+		if (r[i].kind == CT_EV_EXT) { /* a lost record, one word of payload */
+			w[nw++] = ct_ev_word0(r[i].clock & CT_EV_CLOCK_MASK, 0);
+			w[nw++] = ct_ev_ext_word1(r[i].type, 1);
+			w[nw++] = r[i].payload;
+			ns++;
+			continue;
+		}
+		w[nw++] = ct_ev_word0(r[i].clock & CT_EV_CLOCK_MASK, cfa);
+		w[nw++] = ct_ev_word1(r[i].kind, r[i].addr, cfa);
+		ns += w[nw - 2] != 0; /* a word 0 of zero: an empty slot, skipped */
+		if (i % 997 == 0) { /* a slot a signal handler's jump left empty */
+			w[nw++] = 0;
+			w[nw++] = 0;
+		}
+	}
+	ct_encoder_init(&ref, (uint32_t)n, -1);
+	encode(&ref, seen, ns);
+	ct_encoder_init(&e, (uint32_t)n, -1);
+	memset(&j, 0, sizeof(j));
+	j.d = (struct ct_desc_view){ .instance = 3, .pid = 100, .tid = 101, .thread_seq = 7,
+				     .base_clock = base[0] };
+	j.flags = CT_EVENTS_LAST;
+	j.w = w;
+	j.nwords = word_cut[1];
+	j.nmore = 2;
+	for (int k = 1; k < 3; k++)
+		j.more[k - 1] = (struct ct_chunk_more){
+			.d = { .base_clock = base[k] },
+			.w = w + word_cut[k],
+			.nwords = (k < 2 ? word_cut[k + 1] : nw) - word_cut[k],
+		};
+	ct_chunk_encode(&e, &j);
+	CHECK(j.hdr.nrecords == ns);
+	CHECK(memcmp(&j.hdr, &ref.hdr, sizeof(j.hdr)) == 0);
+	CHECK(j.out.len == ref.out.len && memcmp(j.out.data, ref.out.data, ref.out.len) == 0);
+	CHECK(j.funcs.len == ref.funcs.len && memcmp(j.funcs.data, ref.funcs.data, ref.funcs.len) == 0);
+	check_decodes_to(&j.out, seen, ns);
+	ct_chunk_job_free(&j);
+	ct_encoder_free(&e);
+	ct_encoder_free(&ref);
+}
+
+/*
+ * The recorder's loop against the generic encoder, byte for byte: a steady
+ * stream with a rare escape, unmatched return or mark, a rough one, and
+ * clocks that cross 2^48, that wander past 2^47 ticks from the chunk's base,
+ * that start at zero.
+ */
+static void test_chunk_loop_exact(void)
+{
+	enum { N = 30000 };
+	static struct rec r[N];
+	const uint64_t starts[] = { 1ull << 40, (1ull << 48) - 20000, 1ull << 40, 0 };
+	const uint64_t back[] = { 0, 0, (1ull << 47) - 100000, 0 };
+
+	for (int quiet = 1; quiet >= 0; quiet--)
+		for (size_t k = 0; k < sizeof(starts) / sizeof(starts[0]); k++) {
+			size_t n = make_nested_from(r, N, starts[k], quiet);
+			check_chunk_encoding(r, n, back[k]);
+		}
 }
 
 /*
@@ -402,6 +501,7 @@ int main(void)
 	int failures = 0;
 	RUN(test_round_trip);
 	RUN(test_nested);
+	RUN(test_chunk_loop_exact);
 	RUN(test_clock_probe);
 	RUN(test_corruption);
 	RUN(test_escapes);
