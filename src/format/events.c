@@ -49,7 +49,7 @@ void ct_encoder_free(struct ct_encoder *e)
 	ct_buf_free(&e->out);
 	free(e->dict);
 	free(e->huff_pairs);
-	free(e->stack);
+	free(e->open);
 	free(e->bits);
 	ZSTD_freeCCtx(e->cctx);
 	memset(e, 0, sizeof(*e));
@@ -76,7 +76,7 @@ void ct_encoder_begin(struct ct_encoder *e, uint32_t instance, int32_t pid, int3
 	e->depth = 0;
 	ct_encoder_grow(e, max_records ? max_records : 1); /* nrecords is 0 */
 	memset(e->bits, 0, ((size_t)e->plane_cap + 63) / 64 * 8);
-	e->stack[0] = UINT64_MAX; /* no record's key: a code has its high bits clear */
+	e->open[0] = (struct ct_enc_open){ UINT64_MAX, UINT64_MAX }; /* sp_lo: no record's */
 	ct_buf_reserve(&e->col[CT_COL_EXT], 64);
 	e->last_clock = 0;
 	e->last_sp = 0;
@@ -110,7 +110,7 @@ void ct_encoder_grow(struct ct_encoder *e, uint32_t records)
 	size_t old_words = ((size_t)e->plane_cap + 63) / 64, words = ((size_t)cap + 63) / 64;
 	e->bits = ct_realloc(e->bits, words * 8);
 	memset(e->bits + old_words, 0, (words - old_words) * 8);
-	e->stack = ct_realloc(e->stack, ((size_t)cap + 2) * 8);
+	e->open = ct_realloc(e->open, ((size_t)cap + 2) * sizeof(*e->open));
 	e->plane_cap = cap;
 }
 

@@ -61,6 +61,11 @@ struct ct_enc_entry {
 	uint32_t idx;
 };
 
+/* An open call: see ct_enc_open_of. */
+struct ct_enc_open {
+	uint64_t id, sp_lo;
+};
+
 struct ct_encoder {
 	struct ct_events_hdr hdr;
 	struct ct_buf col[4];
@@ -77,11 +82,12 @@ struct ct_encoder {
 	uint32_t plane_cap; /* records the planes have room for */
 	uint32_t nexplicit; /* entries of the code planes: records not named by their bit */
 	/*
-	 * The block's open calls, for the returns that match them: key
-	 * ct_enc_key(code, sp), the top at stack[depth], stack[0] a key no
-	 * record has. bits: a bit a record, set for a return that matched.
+	 * The block's open calls, for the returns that match them: the top at
+	 * open[depth], open[0] what no record is (a call's kind bits are 01).
+	 * bits: a bit a record, set for a return that matched.
 	 */
-	uint64_t *stack, *bits;
+	struct ct_enc_open *open;
+	uint64_t *bits;
 	uint32_t depth;
 	struct ZSTD_CCtx_s *cctx;
 	int level;
@@ -90,10 +96,17 @@ struct ct_encoder {
 	struct ct_enc_slot cache[1u << CT_ENC_CACHE_BITS];
 };
 
-/* A call's key on the open-call stack: its code (index << 2) and stack pointer (31 bits). */
-static inline uint64_t ct_enc_key(uint64_t code, uint64_t sp)
+/*
+ * A call on the open-call stack as its record names it (src/common/event.h):
+ * word 1 (the kind, the stack pointer's high 15 bits, the address) and the
+ * stack pointer's low 16 bits (word 0's). A return is the newest open call's
+ * when both are its own (its word 1 as a call's): same function, same stack
+ * pointer. The recorder's loop (src/record/encode_run.c) compares them as it
+ * reads them, without looking the function up.
+ */
+static inline struct ct_enc_open ct_enc_open_of(uint64_t addr, uint64_t sp)
 {
-	return code << 32 | sp;
+	return (struct ct_enc_open){ ct_ev_word1(CT_EV_ENTER, addr, sp << 4), sp & 0xffff };
 }
 
 void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level);
@@ -146,14 +159,14 @@ uint64_t ct_encoder_escape(struct ct_encoder *e, uint64_t v, uint64_t max);
  * 1 if it did. The fast loop (src/record/encode.c) does the same without
  * branches.
  */
-static inline int ct_enc_open_calls(struct ct_encoder *e, uint64_t code, uint64_t sp, int exit)
+static inline int ct_enc_open_calls(struct ct_encoder *e, uint64_t addr, uint64_t sp, int exit)
 {
-	uint64_t key = ct_enc_key(code, sp);
+	struct ct_enc_open c = ct_enc_open_of(addr, sp);
 	if (!exit) {
-		e->stack[++e->depth] = key;
+		e->open[++e->depth] = c;
 		return 0;
 	}
-	if (e->stack[e->depth] != key)
+	if (e->open[e->depth].id != c.id || e->open[e->depth].sp_lo != c.sp_lo)
 		return 0;
 	e->depth--;
 	return 1;
@@ -193,7 +206,7 @@ static inline void ct_encoder_event(struct ct_encoder *e, uint64_t clock, unsign
 	uint64_t code = (uint64_t)ct_encoder_func(e, addr) << 2;
 	if (__builtin_expect(!e->hdr.nrecords, 0))
 		e->hdr.first_clock = e->last_clock = clock;
-	int matched = ct_enc_open_calls(e, code, sp, kind == CT_EV_EXIT);
+	int matched = ct_enc_open_calls(e, addr, sp, kind == CT_EV_EXIT);
 	uint64_t zc = ct_enc_clock_byte(e, clock - e->last_clock);
 	uint64_t k = code | (kind == CT_EV_EXIT);
 	if (!matched) {

@@ -78,4 +78,12 @@ struct ct_chunk_job {
 void ct_chunk_encode(struct ct_encoder *e, struct ct_chunk_job *j);
 void ct_chunk_job_free(struct ct_chunk_job *j);
 
+/*
+ * Calls and returns from w[i] on, while they last, into e's block (encode_run.c):
+ * returns where the first other record (or the end) is; *last: the clock of
+ * the last record encoded, if any.
+ */
+uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t i, uint64_t nwords,
+		       uint64_t base, uint64_t *last);
+
 #endif

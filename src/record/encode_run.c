@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A chunk's calls and returns into the encoder's planes (docs/FORMAT.md,
+ * the compact codec): the recorder's hot loop. Records go in groups that end
+ * at a word of the bits (64 records at most), each group in three passes:
+ *
+ *   clocks  a byte a record, and the test that the group is plain: calls and
+ *           returns only, clocks 0 to 254 ticks apart. It changes no state.
+ *   calls   the open-call stack: a return that matches the newest open call
+ *           is a bit. The only serial pass, a few instructions a record,
+ *           and it compares records as they are (no function looked up).
+ *   codes   the records that are not a bit (calls, mostly): the function's
+ *           index from the encoder's direct-mapped cache and the stack
+ *           delta, staged and transposed into their planes.
+ *
+ * A group that is not plain (a mark, an empty slot, a clock that jumps) goes
+ * record by record through the generic encoder (ct_encoder_event), which the
+ * unit tests hold this loop's output to, byte for byte.
+ */
+#include "encode.h"
+
+/* Word 1 of a call less a return's is this (CT_EV_ENTER 1, CT_EV_EXIT 2 in bits 62-63). */
+#define CT_KIND_STEP  (UINT64_C(1) << 62)
+#define CT_CLOCK_BITS (~UINT64_C(0xffff)) /* word 0's clock, in place */
+#define CT_GROUP      64		   /* records: a word of the bits */
+
+/* The state of a run, in registers while it lasts. */
+struct ct_run {
+	uint8_t *clk, *lo, *hi, *ps; /* the clock plane, the code planes, the stack column's end */
+	uint32_t r, x, depth;	     /* records, code plane entries, open calls */
+	uint64_t lrel, ls;	     /* the record before: its clock from base, its stack pointer */
+	uint64_t base, base16;	     /* the chunk's base clock, and shifted as word 0's clock is */
+};
+
+/* What the first pass learns of a group for the others. */
+struct ct_group {
+	uint64_t kinds, wide; /* bit 63 of kinds: all calls and returns; wide < 0x100: deltas fit */
+	uint64_t sp[CT_GROUP + 1]; /* the stack pointers: sp[0] the record before's */
+	uint8_t matched[CT_GROUP]; /* 0xff: a return that matched */
+};
+
+/* The full clock of a record from word 0 and the chunk's base clock (ct_full_clock). */
+static inline uint64_t ct_rel_clock(const struct ct_run *s, uint64_t w0)
+{
+	return (uint64_t)((int64_t)((w0 & CT_CLOCK_BITS) - s->base16) >> 16);
+}
+
+/*
+ * Records j to n of a group, one at a time: a clock byte each (the delta
+ * from the record before, modulo 2^64: see ct_group_clocks), its stack
+ * pointer, and whether it is a call or a return.
+ */
+static void ct_clocks_scalar(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp,
+			     struct ct_group *g)
+{
+	for (; j < n; j++) {
+		uint64_t w0 = p[2 * j], w1 = p[2 * j + 1];
+		uint64_t d = ((w0 & CT_CLOCK_BITS) - (j ? p[2 * j - 2] & CT_CLOCK_BITS : w0)) >> 16;
+		g->kinds &= w1 ^ w1 << 1; /* bit 63: the kind is 1 or 2 */
+		cp[j] = (uint8_t)d;
+		g->wide |= d + 1; /* 0x100 and up: a delta past 254, or negative */
+		g->sp[j + 1] = ct_ev_sp(w0, w1);
+	}
+}
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/* Eight registers of two deltas each (under 256 if they count) into sixteen bytes. */
+static inline __m128i ct_pack_deltas(const __m128i *d)
+{
+	__m128i a = _mm_packs_epi32(d[0], d[1]), b = _mm_packs_epi32(d[2], d[3]);
+	__m128i c = _mm_packs_epi32(d[4], d[5]), e = _mm_packs_epi32(d[6], d[7]);
+	return _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, e));
+}
+
+/*
+ * ct_clocks_scalar, sixteen records at a time, two to a register; returns
+ * where it stopped. The first record's delta is against itself (0).
+ */
+static uint32_t ct_clocks_sse2(const uint64_t *p, uint32_t n, uint8_t *cp, struct ct_group *g)
+{
+	const __m128i clock_bits = _mm_set1_epi64x((long long)CT_CLOCK_BITS);
+	const __m128i one = _mm_set1_epi64x(1), lo16 = _mm_set1_epi64x(0xffff);
+	const __m128i hi15 = _mm_set1_epi64x(0x7fff0000);
+	__m128i kinds = _mm_set1_epi64x(-1), wide = _mm_setzero_si128();
+	__m128i prev = _mm_set1_epi64x((long long)(p[0] & CT_CLOCK_BITS));
+	uint32_t j = 0;
+
+	for (; j + 16 <= n; j += 16) {
+		__m128i d[8];
+		for (int k = 0; k < 8; k++) {
+			const __m128i *q = (const __m128i *)(p + 2 * (j + 2 * k));
+			__m128i a = _mm_loadu_si128(q), b = _mm_loadu_si128(q + 1);
+			__m128i w0 = _mm_unpacklo_epi64(a, b), w1 = _mm_unpackhi_epi64(a, b);
+			kinds = _mm_and_si128(kinds, _mm_xor_si128(w1, _mm_add_epi64(w1, w1)));
+			__m128i c = _mm_and_si128(w0, clock_bits);
+			__m128i before = _mm_castpd_si128(
+				_mm_shuffle_pd(_mm_castsi128_pd(prev), _mm_castsi128_pd(c), 1));
+			prev = c;
+			d[k] = _mm_srli_epi64(_mm_sub_epi64(c, before), 16);
+			wide = _mm_or_si128(wide, _mm_add_epi64(d[k], one));
+			__m128i sp = _mm_or_si128(_mm_and_si128(w0, lo16),
+						  _mm_and_si128(_mm_srli_epi64(w1, 31), hi15));
+			_mm_storeu_si128((__m128i *)(g->sp + 1 + j + 2 * k), sp);
+		}
+		_mm_storeu_si128((__m128i *)(cp + j), ct_pack_deltas(d));
+	}
+	kinds = _mm_and_si128(kinds, _mm_unpackhi_epi64(kinds, kinds));
+	wide = _mm_or_si128(wide, _mm_unpackhi_epi64(wide, wide));
+	g->kinds &= (uint64_t)_mm_cvtsi128_si64(kinds);
+	g->wide |= (uint64_t)_mm_cvtsi128_si64(wide);
+	return j;
+}
+#else
+static uint32_t ct_clocks_sse2(const uint64_t *p, uint32_t n, uint8_t *cp, struct ct_group *g)
+{
+	(void)p, (void)n, (void)cp, (void)g;
+	return 0;
+}
+#endif
+
+/*
+ * Pass 1 of a group of n records at p: their clock bytes and stack
+ * pointers, and whether the group is plain. It changes no state: a group
+ * that is not is taken again by the generic encoder. The first record's
+ * delta is computed as the generic encoder does (the record before may be of
+ * another chunk); the others' from word 0 as it is, modulo 2^64, which is the
+ * same while word 0's clock neither wraps nor crosses base + 2^47: the tests
+ * at the end see to that (a word 0 of zero, an empty slot, would wrap).
+ */
+static int ct_group_clocks(const struct ct_run *s, const uint64_t *p, uint32_t n,
+			   struct ct_group *g)
+{
+	uint64_t first = p[0] & CT_CLOCK_BITS, last = p[2 * (n - 1)] & CT_CLOCK_BITS;
+	uint64_t zc = ct_rel_clock(s, p[0]) - s->lrel;
+	uint8_t *cp = s->clk + s->r;
+
+	g->kinds = ~UINT64_C(0);
+	g->wide = zc < 0xff ? 0 : 0x100;
+	g->sp[0] = s->ls;
+	ct_clocks_scalar(p, ct_clocks_sse2(p, n, cp, g), n, cp, g);
+	cp[0] = (uint8_t)zc;
+	int64_t x0 = (int64_t)(first - s->base16), x1 = (int64_t)(last - s->base16);
+	return (g->kinds >> 63) && g->wide < 0x100 && first && last >= first && !(x0 >= 0 && x1 < 0);
+}
+
+/*
+ * Pass 2: the open calls through the n records at p. A call opens; a return
+ * that is the newest open call's closes it and is marked matched. A call
+ * never matches (its word 1 less CT_KIND_STEP has kind 0), nor does anything
+ * the stack's floor (open[0], a stack pointer no record has).
+ */
+static void ct_group_calls(struct ct_run *s, struct ct_enc_open *open, const uint64_t *p,
+			   uint32_t n, struct ct_group *g)
+{
+	uint64_t *o = (uint64_t *)(open + s->depth); /* id, sp_lo; then the next's */
+	uint8_t *mb = g->matched;
+
+	for (const uint64_t *q = p, *end = p + 2 * n; q < end; q += 2) {
+		uint64_t w1 = q[1], lo = q[0] & 0xffff;
+		uint64_t miss = (o[0] ^ (w1 - CT_KIND_STEP)) | (o[1] ^ lo);
+		o[2] = w1; /* kept if a call */
+		o[3] = lo;
+		uint64_t m = miss == 0;
+		*mb++ = (uint8_t)-m;
+		o += 2 - 2 * (ptrdiff_t)((w1 >> 63) + m); /* call +1, matched return -1 */
+	}
+	s->depth = (uint32_t)((struct ct_enc_open *)o - open);
+}
+
+/* The bits of matched[0 .. n), 0 or 0xff each, as bits 0 .. n of a word. */
+static inline uint64_t ct_matched_bits(const uint8_t *m, uint32_t n)
+{
+	uint64_t bits = 0;
+#ifdef __SSE2__
+	if (n == CT_GROUP) {
+		for (int k = 0; k < 4; k++)
+			bits |= (uint64_t)(uint16_t)_mm_movemask_epi8(
+					_mm_loadu_si128((const __m128i *)(m + 16 * k)))
+				<< (16 * k);
+		return bits;
+	}
+#endif
+	for (uint32_t k = 0; k < n; k++)
+		bits |= (uint64_t)(m[k] & 1) << k;
+	return bits;
+}
+
+/*
+ * Staged entries of the code planes and the stack column, one word each (code
+ * | stack byte << 16), into their planes. Storing three bytes at three places
+ * in the loop that makes them would cost the stores and the registers to
+ * address them; here sixteen at a time are transposed in vector registers.
+ */
+static void ct_scatter_scalar(const uint64_t *t, uint32_t n, uint8_t *lo, uint8_t *hi, uint8_t *sp)
+{
+	for (uint32_t m = 0; m < n; m++) {
+		lo[m] = (uint8_t)t[m];
+		hi[m] = (uint8_t)(t[m] >> 8);
+		sp[m] = (uint8_t)(t[m] >> 16);
+	}
+}
+
+#ifdef __SSE2__
+/*
+ * Sixteen staged words (8 registers, byte b of entry m at register m / 2,
+ * byte (m % 2) * 8 + b) into planes: each round of unpacks rotates the
+ * 7-bit index (m, b) left by one, so four rounds leave byte b of entry m
+ * at register b, byte m.
+ */
+static inline __attribute__((always_inline)) void ct_unpack_round(__m128i *a)
+{
+	__m128i b0 = _mm_unpacklo_epi8(a[0], a[4]), b1 = _mm_unpackhi_epi8(a[0], a[4]);
+	__m128i b2 = _mm_unpacklo_epi8(a[1], a[5]), b3 = _mm_unpackhi_epi8(a[1], a[5]);
+	__m128i b4 = _mm_unpacklo_epi8(a[2], a[6]), b5 = _mm_unpackhi_epi8(a[2], a[6]);
+	__m128i b6 = _mm_unpacklo_epi8(a[3], a[7]), b7 = _mm_unpackhi_epi8(a[3], a[7]);
+	a[0] = b0, a[1] = b1, a[2] = b2, a[3] = b3, a[4] = b4, a[5] = b5, a[6] = b6, a[7] = b7;
+}
+
+static void ct_scatter_planes(const uint64_t *t, uint32_t n, uint8_t *lo, uint8_t *hi, uint8_t *sp)
+{
+	uint32_t m = 0;
+	for (; m + 16 <= n; m += 16) {
+		__m128i a[8];
+		for (int k = 0; k < 8; k++)
+			a[k] = _mm_loadu_si128((const __m128i *)(t + m) + k);
+		for (int round = 0; round < 4; round++)
+			ct_unpack_round(a);
+		_mm_storeu_si128((__m128i *)(lo + m), a[0]);
+		_mm_storeu_si128((__m128i *)(hi + m), a[1]);
+		_mm_storeu_si128((__m128i *)(sp + m), a[2]);
+	}
+	ct_scatter_scalar(t + m, n - m, lo + m, hi + m, sp + m);
+}
+#else
+#define ct_scatter_planes ct_scatter_scalar
+#endif
+
+/*
+ * Pass 3: the records of the group that are not a bit (todo: a bit each):
+ * their function's index (kind in the low bits) and their stack delta from
+ * the record before, into the planes; values that do not fit go to the ext
+ * column, in the records' order (a plain group has no clock to escape).
+ */
+static void ct_group_codes(struct ct_encoder *e, struct ct_run *s, const uint64_t *p,
+			   const struct ct_group *g, uint64_t todo)
+{
+	struct ct_enc_slot *cache = e->cache;
+	uint64_t t[CT_GROUP], *tp = t;
+
+	for (; todo; todo &= todo - 1) {
+		uint32_t j = (uint32_t)__builtin_ctzll(todo);
+		uint64_t w1 = p[2 * j + 1], addr = ct_ev_addr(w1);
+		struct ct_enc_slot *slot = ct_enc_slot_of(cache, addr);
+		if (__builtin_expect(slot->addr != addr, 0))
+			ct_enc_fill(e, slot, addr, ct_encoder_func_slow(e, addr));
+		uint64_t k = slot->code | w1 >> 63, zs = ct_zigzag((int64_t)(g->sp[j + 1] - g->sp[j]));
+		if (__builtin_expect((zs > 0xfe) | (k > 0xfffe), 0)) {
+			k = ct_encoder_escape(e, k, 0xffff);
+			zs = ct_encoder_escape(e, zs, 0xff);
+		}
+		*tp++ = k | zs << 16;
+	}
+	uint32_t n = (uint32_t)(tp - t);
+	ct_scatter_planes(t, n, s->lo + s->x, s->hi + s->x, s->ps);
+	s->x += n;
+	s->ps += n;
+}
+
+/* Passes 2 and 3 of a plain group of n records (ct_group_clocks said so). */
+static void ct_group_plain(struct ct_encoder *e, struct ct_run *s, const uint64_t *p, uint32_t n,
+			   struct ct_group *g)
+{
+	uint64_t all = n == CT_GROUP ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
+
+	ct_group_calls(s, e->open, p, n, g);
+	uint64_t bits = ct_matched_bits(g->matched, n);
+	ct_group_codes(e, s, p, g, ~bits & all);
+	e->bits[s->r >> 6] |= bits << (s->r & 63);
+	s->r += n;
+	s->lrel = ct_rel_clock(s, p[2 * n - 2]);
+	s->ls = g->sp[n];
+}
+
+/* The run's state into the encoder, and back: the generic encoder works on the encoder. */
+static void ct_run_save(struct ct_encoder *e, const struct ct_run *s)
+{
+	e->hdr.nrecords = s->r;
+	e->nexplicit = s->x;
+	e->depth = s->depth;
+	e->col[CT_COL_SP].len = (size_t)(s->ps - e->col[CT_COL_SP].data);
+	e->last_clock = s->base + s->lrel;
+	e->last_sp = s->ls;
+}
+
+static void ct_run_load(const struct ct_encoder *e, struct ct_run *s)
+{
+	s->r = e->hdr.nrecords;
+	s->x = e->nexplicit;
+	s->depth = e->depth;
+	s->ps = e->col[CT_COL_SP].data + e->col[CT_COL_SP].len;
+	s->lrel = e->last_clock - s->base;
+	s->ls = e->last_sp;
+}
+
+/*
+ * A group that is not plain, record by record through the generic encoder,
+ * up to the first record that is not a call or a return: returns where it
+ * stopped.
+ */
+static const uint64_t *ct_group_generic(struct ct_encoder *e, struct ct_run *s, const uint64_t *p,
+					const uint64_t *stop)
+{
+	ct_run_save(e, s);
+	for (; p < stop; p += 2) {
+		unsigned kind = ct_ev_kind(p[1]);
+		if (!p[0] || (kind != CT_EV_ENTER && kind != CT_EV_EXIT))
+			break;
+		uint64_t clock = s->base + ct_rel_clock(s, p[0]);
+		ct_encoder_event(e, clock, kind, ct_ev_addr(p[1]), ct_ev_sp(p[0], p[1]));
+	}
+	ct_run_load(e, s);
+	return p;
+}
+
+/*
+ * How many records of a group that is not plain are, one at a time: a call
+ * or a return, its clock 0 to 254 ticks after the one before (and not 0).
+ */
+static uint32_t ct_plain_prefix(const struct ct_run *s, const uint64_t *p, uint32_t n)
+{
+	uint64_t lrel = s->lrel;
+
+	for (uint32_t j = 0; j < n; j++) {
+		uint64_t w0 = p[2 * j], rel = ct_rel_clock(s, w0);
+		unsigned kind = ct_ev_kind(p[2 * j + 1]);
+		if (!(w0 & CT_CLOCK_BITS) || (kind != CT_EV_ENTER && kind != CT_EV_EXIT) ||
+		    rel - lrel > 0xfe)
+			return j;
+		lrel = rel;
+	}
+	return n;
+}
+
+uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t i, uint64_t nwords,
+		       uint64_t base, uint64_t *last)
+{
+	ct_encoder_grow(e, (uint32_t)((nwords - i) / 2)); /* the planes stay where they are */
+
+	struct ct_run s = { .clk = e->col[CT_COL_CLOCK].data,
+			    .lo = e->col[CT_COL_CODE].data,
+			    .hi = e->col[CT_COL_CODE].data + e->plane_cap,
+			    .base = base,
+			    .base16 = base << 16 };
+	const uint64_t *p = w + i, *end = w + (i + (nwords - i) / 2 * 2);
+	uint32_t r0 = e->hdr.nrecords;
+
+	if (!r0 && p < end && p[0])
+		e->hdr.first_clock = e->last_clock = base + ct_rel_clock(&s, p[0]);
+	ct_run_load(e, &s);
+	while (p < end) {
+		struct ct_group g;
+		uint32_t n = CT_GROUP - (s.r & (CT_GROUP - 1));
+		if ((uint64_t)(end - p) < 2 * (uint64_t)n)
+			n = (uint32_t)((end - p) / 2);
+		if (ct_group_clocks(&s, p, n, &g)) {
+			ct_group_plain(e, &s, p, n, &g);
+			p += 2 * n;
+			continue;
+		}
+		/* the plain records before the first that is not; that one alone */
+		uint32_t k = ct_plain_prefix(&s, p, n);
+		if (k && ct_group_clocks(&s, p, k, &g)) {
+			ct_group_plain(e, &s, p, k, &g);
+			p += 2 * k;
+			k = 0;
+		}
+		const uint64_t *stop = p + 2 * (k < n ? k + 1 : n);
+		p = ct_group_generic(e, &s, p, stop);
+		if (p < stop)
+			break;
+	}
+	ct_run_save(e, &s);
+	if (s.r != r0)
+		*last = e->last_clock;
+	return (uint64_t)(p - w);
+}
