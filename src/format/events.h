@@ -61,9 +61,9 @@ struct ct_enc_entry {
 	uint32_t idx;
 };
 
-/* An open call: see ct_enc_open_of. */
+/* An open call: see ct_enc_open_of. In the order of a record's words, to compare it whole. */
 struct ct_enc_open {
-	uint64_t id, sp_lo;
+	uint64_t sp_lo, id;
 };
 
 struct ct_encoder {
@@ -106,7 +106,7 @@ struct ct_encoder {
  */
 static inline struct ct_enc_open ct_enc_open_of(uint64_t addr, uint64_t sp)
 {
-	return (struct ct_enc_open){ ct_ev_word1(CT_EV_ENTER, addr, sp << 4), sp & 0xffff };
+	return (struct ct_enc_open){ sp & 0xffff, ct_ev_word1(CT_EV_ENTER, addr, sp << 4) };
 }
 
 void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level);

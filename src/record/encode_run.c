@@ -17,12 +17,16 @@
  * record by record through the generic encoder (ct_encoder_event), which the
  * unit tests hold this loop's output to, byte for byte.
  */
+#pragma GCC optimize("no-tree-slp-vectorize")
 #include "encode.h"
 
 /* Word 1 of a call less a return's is this (CT_EV_ENTER 1, CT_EV_EXIT 2 in bits 62-63). */
 #define CT_KIND_STEP  (UINT64_C(1) << 62)
 #define CT_CLOCK_BITS (~UINT64_C(0xffff)) /* word 0's clock, in place */
 #define CT_GROUP      64		   /* records: a word of the bits */
+
+/* The passes, inlined into each build of the run (ct_encode_run's clones). */
+#define CT_HOT inline __attribute__((always_inline))
 
 /* The state of a run, in registers while it lasts. */
 struct ct_run {
@@ -36,7 +40,7 @@ struct ct_run {
 struct ct_group {
 	uint64_t kinds, wide; /* bit 63 of kinds: all calls and returns; wide < 0x100: deltas fit */
 	uint64_t sp[CT_GROUP + 1]; /* the stack pointers: sp[0] the record before's */
-	uint8_t matched[CT_GROUP]; /* 0xff: a return that matched */
+	uint8_t matched[CT_GROUP]; /* 1: a return that matched */
 };
 
 /* The full clock of a record from word 0 and the chunk's base clock (ct_full_clock). */
@@ -50,12 +54,13 @@ static inline uint64_t ct_rel_clock(const struct ct_run *s, uint64_t w0)
  * from the record before, modulo 2^64: see ct_group_clocks), its stack
  * pointer, and whether it is a call or a return.
  */
-static void ct_clocks_scalar(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp,
+static CT_HOT void ct_clocks_scalar(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp,
 			     struct ct_group *g)
 {
 	for (; j < n; j++) {
 		uint64_t w0 = p[2 * j], w1 = p[2 * j + 1];
-		uint64_t d = ((w0 & CT_CLOCK_BITS) - (j ? p[2 * j - 2] & CT_CLOCK_BITS : w0)) >> 16;
+		uint64_t before = j ? p[2 * j - 2] : w0;
+		uint64_t d = ((w0 & CT_CLOCK_BITS) - (before & CT_CLOCK_BITS)) >> 16;
 		g->kinds &= w1 ^ w1 << 1; /* bit 63: the kind is 1 or 2 */
 		cp[j] = (uint8_t)d;
 		g->wide |= d + 1; /* 0x100 and up: a delta past 254, or negative */
@@ -67,7 +72,7 @@ static void ct_clocks_scalar(const uint64_t *p, uint32_t j, uint32_t n, uint8_t 
 #include <emmintrin.h>
 
 /* Eight registers of two deltas each (under 256 if they count) into sixteen bytes. */
-static inline __m128i ct_pack_deltas(const __m128i *d)
+static CT_HOT __m128i ct_pack_deltas(const __m128i *d)
 {
 	__m128i a = _mm_packs_epi32(d[0], d[1]), b = _mm_packs_epi32(d[2], d[3]);
 	__m128i c = _mm_packs_epi32(d[4], d[5]), e = _mm_packs_epi32(d[6], d[7]);
@@ -75,8 +80,8 @@ static inline __m128i ct_pack_deltas(const __m128i *d)
 }
 
 /*
- * ct_clocks_scalar, sixteen records at a time, two to a register; returns
- * where it stopped. The first record's delta is against itself (0).
+ * ct_clocks_scalar from record 1, sixteen records at a time, two to a
+ * register; returns where it stopped.
  */
 static uint32_t ct_clocks_sse2(const uint64_t *p, uint32_t n, uint8_t *cp, struct ct_group *g)
 {
@@ -85,7 +90,7 @@ static uint32_t ct_clocks_sse2(const uint64_t *p, uint32_t n, uint8_t *cp, struc
 	const __m128i hi15 = _mm_set1_epi64x(0x7fff0000);
 	__m128i kinds = _mm_set1_epi64x(-1), wide = _mm_setzero_si128();
 	__m128i prev = _mm_set1_epi64x((long long)(p[0] & CT_CLOCK_BITS));
-	uint32_t j = 0;
+	uint32_t j = 1;
 
 	for (; j + 16 <= n; j += 16) {
 		__m128i d[8];
@@ -112,13 +117,74 @@ static uint32_t ct_clocks_sse2(const uint64_t *p, uint32_t n, uint8_t *cp, struc
 	g->wide |= (uint64_t)_mm_cvtsi128_si64(wide);
 	return j;
 }
-#else
-static uint32_t ct_clocks_sse2(const uint64_t *p, uint32_t n, uint8_t *cp, struct ct_group *g)
+
+#ifdef __x86_64__
+#include <immintrin.h>
+
+/*
+ * The same, four records at a time in 256-bit registers, for the machines
+ * that have them. Records j to j + 3 and, a record earlier, j - 1 to j + 2,
+ * unpacked alike, give word 0 and the word 0 before in the same lanes (in
+ * the order j, j + 2, j + 1, j + 3, put right where they are stored).
+ */
+__attribute__((target("avx2"))) static uint32_t ct_clocks_avx2(const uint64_t *p, uint32_t n,
+							       uint8_t *cp, struct ct_group *g)
 {
-	(void)p, (void)n, (void)cp, (void)g;
-	return 0;
+	const __m256i clock_bits = _mm256_set1_epi64x((long long)CT_CLOCK_BITS);
+	const __m256i one = _mm256_set1_epi64x(1), lo16 = _mm256_set1_epi64x(0xffff);
+	const __m256i hi15 = _mm256_set1_epi64x(0x7fff0000);
+	const __m128i low_bytes = _mm_setr_epi8(0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+						-1, -1, -1);
+	__m256i kinds = _mm256_set1_epi64x(-1), wide = _mm256_setzero_si256();
+	uint32_t j = 1;
+
+	for (; j + 4 <= n; j += 4) {
+		const uint64_t *q = p + 2 * j;
+		__m256i a = _mm256_loadu_si256((const __m256i *)q);
+		__m256i b = _mm256_loadu_si256((const __m256i *)(q + 4));
+		__m256i ap = _mm256_loadu_si256((const __m256i *)(q - 2));
+		__m256i bp = _mm256_loadu_si256((const __m256i *)(q + 2));
+		__m256i w0 = _mm256_unpacklo_epi64(a, b), w1 = _mm256_unpackhi_epi64(a, b);
+		__m256i w0p = _mm256_unpacklo_epi64(ap, bp);
+		kinds = _mm256_and_si256(kinds, _mm256_xor_si256(w1, _mm256_add_epi64(w1, w1)));
+		__m256i d = _mm256_srli_epi64(_mm256_sub_epi64(_mm256_and_si256(w0, clock_bits),
+							       _mm256_and_si256(w0p, clock_bits)),
+					      16);
+		wide = _mm256_or_si256(wide, _mm256_add_epi64(d, one));
+		__m256i sp = _mm256_or_si256(_mm256_and_si256(w0, lo16),
+					     _mm256_and_si256(_mm256_srli_epi64(w1, 31), hi15));
+		_mm256_storeu_si256((__m256i *)(g->sp + 1 + j), _mm256_permute4x64_epi64(sp, 0xd8));
+		__m128i even = _mm_shuffle_epi8(_mm256_castsi256_si128(d), low_bytes);
+		__m128i odd = _mm_shuffle_epi8(_mm256_extracti128_si256(d, 1), low_bytes);
+		uint32_t four = (uint32_t)_mm_cvtsi128_si32(_mm_unpacklo_epi8(even, odd));
+		memcpy(cp + j, &four, 4);
+	}
+	__m128i k = _mm_and_si128(_mm256_castsi256_si128(kinds), _mm256_extracti128_si256(kinds, 1));
+	__m128i w = _mm_or_si128(_mm256_castsi256_si128(wide), _mm256_extracti128_si256(wide, 1));
+	g->kinds &= (uint64_t)_mm_cvtsi128_si64(_mm_and_si128(k, _mm_unpackhi_epi64(k, k)));
+	g->wide |= (uint64_t)_mm_cvtsi128_si64(_mm_or_si128(w, _mm_unpackhi_epi64(w, w)));
+	return j;
 }
 #endif
+#endif /* __SSE2__ */
+
+/* Records 1 on, as many as the machine's vectors take: the widest it has. */
+static uint32_t ct_clocks_wide(const uint64_t *p, uint32_t n, uint8_t *cp, struct ct_group *g)
+{
+#ifdef __x86_64__
+	static int avx2 = -1;
+	if (avx2 < 0)
+		avx2 = __builtin_cpu_supports("avx2") != 0; /* the same answer in every thread */
+	if (avx2)
+		return ct_clocks_avx2(p, n, cp, g);
+#endif
+#ifdef __SSE2__
+	return ct_clocks_sse2(p, n, cp, g);
+#else
+	(void)p, (void)n, (void)cp, (void)g;
+	return 1;
+#endif
+}
 
 /*
  * Pass 1 of a group of n records at p: their clock bytes and stack
@@ -129,7 +195,7 @@ static uint32_t ct_clocks_sse2(const uint64_t *p, uint32_t n, uint8_t *cp, struc
  * same while word 0's clock neither wraps nor crosses base + 2^47: the tests
  * at the end see to that (a word 0 of zero, an empty slot, would wrap).
  */
-static int ct_group_clocks(const struct ct_run *s, const uint64_t *p, uint32_t n,
+static CT_HOT int ct_group_clocks(const struct ct_run *s, const uint64_t *p, uint32_t n,
 			   struct ct_group *g)
 {
 	uint64_t first = p[0] & CT_CLOCK_BITS, last = p[2 * (n - 1)] & CT_CLOCK_BITS;
@@ -139,7 +205,8 @@ static int ct_group_clocks(const struct ct_run *s, const uint64_t *p, uint32_t n
 	g->kinds = ~UINT64_C(0);
 	g->wide = zc < 0xff ? 0 : 0x100;
 	g->sp[0] = s->ls;
-	ct_clocks_scalar(p, ct_clocks_sse2(p, n, cp, g), n, cp, g);
+	ct_clocks_scalar(p, 0, 1, cp, g);
+	ct_clocks_scalar(p, ct_clocks_wide(p, n, cp, g), n, cp, g);
 	cp[0] = (uint8_t)zc;
 	int64_t x0 = (int64_t)(first - s->base16), x1 = (int64_t)(last - s->base16);
 	return (g->kinds >> 63) && g->wide < 0x100 && first && last >= first && !(x0 >= 0 && x1 < 0);
@@ -147,38 +214,45 @@ static int ct_group_clocks(const struct ct_run *s, const uint64_t *p, uint32_t n
 
 /*
  * Pass 2: the open calls through the n records at p. A call opens; a return
- * that is the newest open call's closes it and is marked matched. A call
+ * that is the newest open call's closes it and is marked matched (1). A call
  * never matches (its word 1 less CT_KIND_STEP has kind 0), nor does anything
  * the stack's floor (open[0], a stack pointer no record has).
+ *
+ * The depth moves as if every return matched (most do), so that the next
+ * record's top is known without waiting for this one's compare: a return
+ * that did not match puts it back, on a branch that is rarely taken. Left to
+ * wait, the loop would be a chain of a load, a compare and an add a record.
  */
-static void ct_group_calls(struct ct_run *s, struct ct_enc_open *open, const uint64_t *p,
-			   uint32_t n, struct ct_group *g)
+static CT_HOT void ct_group_calls(struct ct_run *s, struct ct_enc_open *open, const uint64_t *p,
+				  uint32_t n, struct ct_group *g)
 {
-	uint64_t *o = (uint64_t *)(open + s->depth); /* id, sp_lo; then the next's */
-	uint8_t *mb = g->matched;
+	size_t d = s->depth;
 
-	for (const uint64_t *q = p, *end = p + 2 * n; q < end; q += 2) {
-		uint64_t w1 = q[1], lo = q[0] & 0xffff;
-		uint64_t miss = (o[0] ^ (w1 - CT_KIND_STEP)) | (o[1] ^ lo);
-		o[2] = w1; /* kept if a call */
-		o[3] = lo;
-		uint64_t m = miss == 0;
-		*mb++ = (uint8_t)-m;
-		o += 2 - 2 * (ptrdiff_t)((w1 >> 63) + m); /* call +1, matched return -1 */
+	for (uint32_t j = 0; j < n; j++) {
+		uint64_t w1 = p[2 * j + 1], lo = p[2 * j] & 0xffff, ret = w1 >> 63;
+		uint64_t miss = (open[d].id ^ (w1 - CT_KIND_STEP)) | (open[d].sp_lo ^ lo);
+		open[d + 1] = (struct ct_enc_open){ lo, w1 }; /* kept if a call */
+		g->matched[j] = miss == 0;
+		d += 1 - 2 * ret; /* unsigned: below 0 only until the branch */
+		if (__builtin_expect(ret & (miss != 0), 0)) {
+			__asm__ volatile("" ::: "memory"); /* a branch, not a select */
+			d++;
+		}
 	}
-	s->depth = (uint32_t)((struct ct_enc_open *)o - open);
+	s->depth = (uint32_t)d;
 }
 
-/* The bits of matched[0 .. n), 0 or 0xff each, as bits 0 .. n of a word. */
-static inline uint64_t ct_matched_bits(const uint8_t *m, uint32_t n)
+/* The bits of matched[0 .. n), 0 or 1 each, as bits 0 .. n of a word. */
+static CT_HOT uint64_t ct_matched_bits(const uint8_t *m, uint32_t n)
 {
 	uint64_t bits = 0;
 #ifdef __SSE2__
 	if (n == CT_GROUP) {
-		for (int k = 0; k < 4; k++)
-			bits |= (uint64_t)(uint16_t)_mm_movemask_epi8(
-					_mm_loadu_si128((const __m128i *)(m + 16 * k)))
-				<< (16 * k);
+		for (int k = 0; k < 4; k++) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(m + 16 * k));
+			v = _mm_slli_epi16(v, 7); /* a byte's bit 0 to its bit 7 */
+			bits |= (uint64_t)(uint16_t)_mm_movemask_epi8(v) << (16 * k);
+		}
 		return bits;
 	}
 #endif
@@ -193,7 +267,7 @@ static inline uint64_t ct_matched_bits(const uint8_t *m, uint32_t n)
  * in the loop that makes them would cost the stores and the registers to
  * address them; here sixteen at a time are transposed in vector registers.
  */
-static void ct_scatter_scalar(const uint64_t *t, uint32_t n, uint8_t *lo, uint8_t *hi, uint8_t *sp)
+static CT_HOT void ct_scatter_scalar(const uint64_t *t, uint32_t n, uint8_t *lo, uint8_t *hi, uint8_t *sp)
 {
 	for (uint32_t m = 0; m < n; m++) {
 		lo[m] = (uint8_t)t[m];
@@ -218,7 +292,7 @@ static inline __attribute__((always_inline)) void ct_unpack_round(__m128i *a)
 	a[0] = b0, a[1] = b1, a[2] = b2, a[3] = b3, a[4] = b4, a[5] = b5, a[6] = b6, a[7] = b7;
 }
 
-static void ct_scatter_planes(const uint64_t *t, uint32_t n, uint8_t *lo, uint8_t *hi, uint8_t *sp)
+static CT_HOT void ct_scatter_planes(const uint64_t *t, uint32_t n, uint8_t *lo, uint8_t *hi, uint8_t *sp)
 {
 	uint32_t m = 0;
 	for (; m + 16 <= n; m += 16) {
@@ -243,7 +317,7 @@ static void ct_scatter_planes(const uint64_t *t, uint32_t n, uint8_t *lo, uint8_
  * the record before, into the planes; values that do not fit go to the ext
  * column, in the records' order (a plain group has no clock to escape).
  */
-static void ct_group_codes(struct ct_encoder *e, struct ct_run *s, const uint64_t *p,
+static CT_HOT void ct_group_codes(struct ct_encoder *e, struct ct_run *s, const uint64_t *p,
 			   const struct ct_group *g, uint64_t todo)
 {
 	struct ct_enc_slot *cache = e->cache;
@@ -269,7 +343,7 @@ static void ct_group_codes(struct ct_encoder *e, struct ct_run *s, const uint64_
 }
 
 /* Passes 2 and 3 of a plain group of n records (ct_group_clocks said so). */
-static void ct_group_plain(struct ct_encoder *e, struct ct_run *s, const uint64_t *p, uint32_t n,
+static CT_HOT void ct_group_plain(struct ct_encoder *e, struct ct_run *s, const uint64_t *p, uint32_t n,
 			   struct ct_group *g)
 {
 	uint64_t all = n == CT_GROUP ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
@@ -343,6 +417,9 @@ static uint32_t ct_plain_prefix(const struct ct_run *s, const uint64_t *p, uint3
 	return n;
 }
 
+#if defined(__x86_64__) && !defined(CT_NO_CLONES)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
 uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t i, uint64_t nwords,
 		       uint64_t base, uint64_t *last)
 {
