@@ -38,7 +38,10 @@ struct ct_run {
 
 /* What the first pass learns of a group for the others. */
 struct ct_group {
-	uint64_t kinds, wide; /* bit 63 of kinds: all calls and returns; wide < 0x100: deltas fit */
+	uint64_t kinds; /* bit 63: every record a call or a return */
+	uint64_t far;	/* bit 63: a clock 2^46 ticks or more from the base */
+	uint64_t zero;	/* not 0: a clock of 0 (word 0 of an empty slot) */
+	uint64_t wide;	/* a bit a record whose clock delta is not 0 to 254 */
 	uint64_t sp[CT_GROUP + 1]; /* the stack pointers: sp[0] the record before's */
 	uint8_t matched[CT_GROUP]; /* 1: a return that matched */
 };
@@ -52,90 +55,50 @@ static inline uint64_t ct_rel_clock(const struct ct_run *s, uint64_t w0)
 /*
  * Records j to n of a group, one at a time: a clock byte each (the delta
  * from the record before, modulo 2^64: see ct_group_clocks), its stack
- * pointer, and whether it is a call or a return.
+ * pointer, and whether it is a call or a return. far_bias: 2^62 less the
+ * base, shifted as word 0's clock is.
  */
 static CT_HOT void ct_clocks_scalar(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp,
-			     struct ct_group *g)
+				    struct ct_group *g, uint64_t far_bias)
 {
 	for (; j < n; j++) {
 		uint64_t w0 = p[2 * j], w1 = p[2 * j + 1];
-		uint64_t before = j ? p[2 * j - 2] : w0;
-		uint64_t d = ((w0 & CT_CLOCK_BITS) - (before & CT_CLOCK_BITS)) >> 16;
+		uint64_t c = w0 & CT_CLOCK_BITS, before = j ? p[2 * j - 2] & CT_CLOCK_BITS : c;
+		uint64_t d = (c - before) >> 16;
 		g->kinds &= w1 ^ w1 << 1; /* bit 63: the kind is 1 or 2 */
+		g->far |= c + far_bias;
+		g->zero |= c == 0;
 		cp[j] = (uint8_t)d;
-		g->wide |= d + 1; /* 0x100 and up: a delta past 254, or negative */
+		g->wide |= (uint64_t)(d > 0xfe) << j;
 		g->sp[j + 1] = ct_ev_sp(w0, w1);
 	}
 }
 
 #ifdef __SSE2__
 #include <emmintrin.h>
-
-/* Eight registers of two deltas each (under 256 if they count) into sixteen bytes. */
-static CT_HOT __m128i ct_pack_deltas(const __m128i *d)
-{
-	__m128i a = _mm_packs_epi32(d[0], d[1]), b = _mm_packs_epi32(d[2], d[3]);
-	__m128i c = _mm_packs_epi32(d[4], d[5]), e = _mm_packs_epi32(d[6], d[7]);
-	return _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, e));
-}
-
-/*
- * ct_clocks_scalar from record 1, sixteen records at a time, two to a
- * register; returns where it stopped.
- */
-static uint32_t ct_clocks_sse2(const uint64_t *p, uint32_t n, uint8_t *cp, struct ct_group *g)
-{
-	const __m128i clock_bits = _mm_set1_epi64x((long long)CT_CLOCK_BITS);
-	const __m128i one = _mm_set1_epi64x(1), lo16 = _mm_set1_epi64x(0xffff);
-	const __m128i hi15 = _mm_set1_epi64x(0x7fff0000);
-	__m128i kinds = _mm_set1_epi64x(-1), wide = _mm_setzero_si128();
-	__m128i prev = _mm_set1_epi64x((long long)(p[0] & CT_CLOCK_BITS));
-	uint32_t j = 1;
-
-	for (; j + 16 <= n; j += 16) {
-		__m128i d[8];
-		for (int k = 0; k < 8; k++) {
-			const __m128i *q = (const __m128i *)(p + 2 * (j + 2 * k));
-			__m128i a = _mm_loadu_si128(q), b = _mm_loadu_si128(q + 1);
-			__m128i w0 = _mm_unpacklo_epi64(a, b), w1 = _mm_unpackhi_epi64(a, b);
-			kinds = _mm_and_si128(kinds, _mm_xor_si128(w1, _mm_add_epi64(w1, w1)));
-			__m128i c = _mm_and_si128(w0, clock_bits);
-			__m128i before = _mm_castpd_si128(
-				_mm_shuffle_pd(_mm_castsi128_pd(prev), _mm_castsi128_pd(c), 1));
-			prev = c;
-			d[k] = _mm_srli_epi64(_mm_sub_epi64(c, before), 16);
-			wide = _mm_or_si128(wide, _mm_add_epi64(d[k], one));
-			__m128i sp = _mm_or_si128(_mm_and_si128(w0, lo16),
-						  _mm_and_si128(_mm_srli_epi64(w1, 31), hi15));
-			_mm_storeu_si128((__m128i *)(g->sp + 1 + j + 2 * k), sp);
-		}
-		_mm_storeu_si128((__m128i *)(cp + j), ct_pack_deltas(d));
-	}
-	kinds = _mm_and_si128(kinds, _mm_unpackhi_epi64(kinds, kinds));
-	wide = _mm_or_si128(wide, _mm_unpackhi_epi64(wide, wide));
-	g->kinds &= (uint64_t)_mm_cvtsi128_si64(kinds);
-	g->wide |= (uint64_t)_mm_cvtsi128_si64(wide);
-	return j;
-}
-
+#endif
 #ifdef __x86_64__
 #include <immintrin.h>
 
 /*
- * The same, four records at a time in 256-bit registers, for the machines
- * that have them. Records j to j + 3 and, a record earlier, j - 1 to j + 2,
- * unpacked alike, give word 0 and the word 0 before in the same lanes (in
- * the order j, j + 2, j + 1, j + 3, put right where they are stored).
+ * ct_clocks_scalar from record 1, four records at a time in 256-bit
+ * registers, for the machines that have them; returns where it stopped.
+ * Records j to j + 3 and, a record earlier, j - 1 to j + 2, unpacked alike,
+ * give word 0 and the word 0 before in the same lanes (in the order j,
+ * j + 2, j + 1, j + 3, put right where it matters).
  */
 __attribute__((target("avx2"))) static uint32_t ct_clocks_avx2(const uint64_t *p, uint32_t n,
-							       uint8_t *cp, struct ct_group *g)
+							       uint8_t *cp, struct ct_group *g,
+							       uint64_t far_bias)
 {
 	const __m256i clock_bits = _mm256_set1_epi64x((long long)CT_CLOCK_BITS);
-	const __m256i one = _mm256_set1_epi64x(1), lo16 = _mm256_set1_epi64x(0xffff);
-	const __m256i hi15 = _mm256_set1_epi64x(0x7fff0000);
+	const __m256i fits = _mm256_set1_epi64x(0xfe), bias = _mm256_set1_epi64x((long long)far_bias);
+	const __m256i lo16 = _mm256_set1_epi64x(0xffff), hi15 = _mm256_set1_epi64x(0x7fff0000);
 	const __m128i low_bytes = _mm_setr_epi8(0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 						-1, -1, -1);
-	__m256i kinds = _mm256_set1_epi64x(-1), wide = _mm256_setzero_si256();
+	__m256i kinds = _mm256_set1_epi64x(-1), far = _mm256_setzero_si256();
+	__m256i zero = _mm256_setzero_si256();
+	uint64_t wide = 0;
 	uint32_t j = 1;
 
 	for (; j + 4 <= n; j += 4) {
@@ -145,12 +108,16 @@ __attribute__((target("avx2"))) static uint32_t ct_clocks_avx2(const uint64_t *p
 		__m256i ap = _mm256_loadu_si256((const __m256i *)(q - 2));
 		__m256i bp = _mm256_loadu_si256((const __m256i *)(q + 2));
 		__m256i w0 = _mm256_unpacklo_epi64(a, b), w1 = _mm256_unpackhi_epi64(a, b);
-		__m256i w0p = _mm256_unpacklo_epi64(ap, bp);
+		__m256i c = _mm256_and_si256(w0, clock_bits);
+		__m256i before = _mm256_and_si256(_mm256_unpacklo_epi64(ap, bp), clock_bits);
 		kinds = _mm256_and_si256(kinds, _mm256_xor_si256(w1, _mm256_add_epi64(w1, w1)));
-		__m256i d = _mm256_srli_epi64(_mm256_sub_epi64(_mm256_and_si256(w0, clock_bits),
-							       _mm256_and_si256(w0p, clock_bits)),
-					      16);
-		wide = _mm256_or_si256(wide, _mm256_add_epi64(d, one));
+		far = _mm256_or_si256(far, _mm256_add_epi64(c, bias));
+		zero = _mm256_or_si256(zero, _mm256_cmpeq_epi64(c, _mm256_setzero_si256()));
+		__m256i d = _mm256_srli_epi64(_mm256_sub_epi64(c, before), 16);
+		__m256i dn = _mm256_permute4x64_epi64(d, 0xd8); /* j to j + 3 */
+		wide |= (uint64_t)_mm256_movemask_pd(
+				_mm256_castsi256_pd(_mm256_cmpgt_epi64(dn, fits)))
+			<< j;
 		__m256i sp = _mm256_or_si256(_mm256_and_si256(w0, lo16),
 					     _mm256_and_si256(_mm256_srli_epi64(w1, 31), hi15));
 		_mm256_storeu_si256((__m256i *)(g->sp + 1 + j), _mm256_permute4x64_epi64(sp, 0xd8));
@@ -160,56 +127,61 @@ __attribute__((target("avx2"))) static uint32_t ct_clocks_avx2(const uint64_t *p
 		memcpy(cp + j, &four, 4);
 	}
 	__m128i k = _mm_and_si128(_mm256_castsi256_si128(kinds), _mm256_extracti128_si256(kinds, 1));
-	__m128i w = _mm_or_si128(_mm256_castsi256_si128(wide), _mm256_extracti128_si256(wide, 1));
+	__m128i f = _mm_or_si128(_mm256_castsi256_si128(far), _mm256_extracti128_si256(far, 1));
 	g->kinds &= (uint64_t)_mm_cvtsi128_si64(_mm_and_si128(k, _mm_unpackhi_epi64(k, k)));
-	g->wide |= (uint64_t)_mm_cvtsi128_si64(_mm_or_si128(w, _mm_unpackhi_epi64(w, w)));
+	g->far |= (uint64_t)_mm_cvtsi128_si64(_mm_or_si128(f, _mm_unpackhi_epi64(f, f)));
+	g->zero |= (uint64_t)!_mm256_testz_si256(zero, zero);
+	g->wide |= wide;
 	return j;
 }
 #endif
-#endif /* __SSE2__ */
 
-/* Records 1 on, as many as the machine's vectors take: the widest it has. */
-static uint32_t ct_clocks_wide(const uint64_t *p, uint32_t n, uint8_t *cp, struct ct_group *g)
+/* Records 1 on, as many as the machine's vectors take: returns where it stopped. */
+static uint32_t ct_clocks_wide(const uint64_t *p, uint32_t n, uint8_t *cp, struct ct_group *g,
+			       uint64_t far_bias)
 {
 #ifdef __x86_64__
 	static int avx2 = -1;
 	if (avx2 < 0)
 		avx2 = __builtin_cpu_supports("avx2") != 0; /* the same answer in every thread */
 	if (avx2)
-		return ct_clocks_avx2(p, n, cp, g);
+		return ct_clocks_avx2(p, n, cp, g, far_bias);
 #endif
-#ifdef __SSE2__
-	return ct_clocks_sse2(p, n, cp, g);
-#else
-	(void)p, (void)n, (void)cp, (void)g;
+	(void)p, (void)n, (void)cp, (void)g, (void)far_bias;
 	return 1;
-#endif
 }
 
 /*
  * Pass 1 of a group of n records at p: their clock bytes and stack
- * pointers, and whether the group is plain. It changes no state: a group
- * that is not is taken again by the generic encoder. The first record's
- * delta is computed as the generic encoder does (the record before may be of
- * another chunk); the others' from word 0 as it is, modulo 2^64, which is the
- * same while word 0's clock neither wraps nor crosses base + 2^47: the tests
- * at the end see to that (a word 0 of zero, an empty slot, would wrap).
+ * pointers, which clocks do not fit a byte, and whether the group is plain:
+ * every record a call or a return with a clock. It changes no state: a group
+ * that is not plain is taken again by the generic encoder. The first
+ * record's delta is computed as the generic encoder does (the record before
+ * may be of another chunk); the others' from word 0 as it is, modulo 2^64,
+ * which is the same while the clocks stay within 2^62 of the base, 2^46
+ * ticks (the group is not plain otherwise).
  */
 static CT_HOT int ct_group_clocks(const struct ct_run *s, const uint64_t *p, uint32_t n,
-			   struct ct_group *g)
+				  struct ct_group *g)
 {
-	uint64_t first = p[0] & CT_CLOCK_BITS, last = p[2 * (n - 1)] & CT_CLOCK_BITS;
-	uint64_t zc = ct_rel_clock(s, p[0]) - s->lrel;
+	uint64_t zc = ct_rel_clock(s, p[0]) - s->lrel, far_bias = (UINT64_C(1) << 62) - s->base16;
 	uint8_t *cp = s->clk + s->r;
 
+	/*
+	 * The next group's lines, on their way while this one is encoded: the
+	 * passes after this one read nothing new, so a prefetcher that
+	 * follows reads would not see the stream go on.
+	 */
+	for (uint32_t k = 0; k < 2 * CT_GROUP; k += 8)
+		__builtin_prefetch(p + 2 * n + k);
 	g->kinds = ~UINT64_C(0);
-	g->wide = zc < 0xff ? 0 : 0x100;
+	g->far = g->zero = g->wide = 0;
 	g->sp[0] = s->ls;
-	ct_clocks_scalar(p, 0, 1, cp, g);
-	ct_clocks_scalar(p, ct_clocks_wide(p, n, cp, g), n, cp, g);
+	ct_clocks_scalar(p, 0, 1, cp, g, far_bias);
+	ct_clocks_scalar(p, ct_clocks_wide(p, n, cp, g, far_bias), n, cp, g, far_bias);
 	cp[0] = (uint8_t)zc;
-	int64_t x0 = (int64_t)(first - s->base16), x1 = (int64_t)(last - s->base16);
-	return (g->kinds >> 63) && g->wide < 0x100 && first && last >= first && !(x0 >= 0 && x1 < 0);
+	g->wide = (g->wide & ~UINT64_C(1)) | (zc > 0xfe);
+	return (g->kinds >> 63) && !(g->far >> 63) && !g->zero;
 }
 
 /*
@@ -226,20 +198,24 @@ static CT_HOT int ct_group_clocks(const struct ct_run *s, const uint64_t *p, uin
 static CT_HOT void ct_group_calls(struct ct_run *s, struct ct_enc_open *open, const uint64_t *p,
 				  uint32_t n, struct ct_group *g)
 {
-	size_t d = s->depth;
+	const int64_t step = (int64_t)sizeof(*open);
+	char *o = (char *)(open + s->depth); /* the top: sp_lo, then id */
 
 	for (uint32_t j = 0; j < n; j++) {
-		uint64_t w1 = p[2 * j + 1], lo = p[2 * j] & 0xffff, ret = w1 >> 63;
-		uint64_t miss = (open[d].id ^ (w1 - CT_KIND_STEP)) | (open[d].sp_lo ^ lo);
-		open[d + 1] = (struct ct_enc_open){ lo, w1 }; /* kept if a call */
+		uint64_t w1 = p[2 * j + 1], lo = p[2 * j] & 0xffff;
+		int64_t ret = (int64_t)w1 >> 63; /* -1: a return */
+		uint64_t miss = (((const uint64_t *)o)[1] ^ (w1 - CT_KIND_STEP)) |
+				(((const uint64_t *)o)[0] ^ lo);
+		((uint64_t *)o)[2] = lo; /* kept if a call */
+		((uint64_t *)o)[3] = w1;
 		g->matched[j] = miss == 0;
-		d += 1 - 2 * ret; /* unsigned: below 0 only until the branch */
-		if (__builtin_expect(ret & (miss != 0), 0)) {
+		o += step + 2 * step * ret; /* unsigned: below 0 only until the branch */
+		if (__builtin_expect((miss & (uint64_t)ret) != 0, 0)) {
 			__asm__ volatile("" ::: "memory"); /* a branch, not a select */
-			d++;
+			o += step;
 		}
 	}
-	s->depth = (uint32_t)d;
+	s->depth = (uint32_t)(((struct ct_enc_open *)o) - open);
 }
 
 /* The bits of matched[0 .. n), 0 or 1 each, as bits 0 .. n of a word. */
@@ -315,16 +291,23 @@ static CT_HOT void ct_scatter_planes(const uint64_t *t, uint32_t n, uint8_t *lo,
  * Pass 3: the records of the group that are not a bit (todo: a bit each):
  * their function's index (kind in the low bits) and their stack delta from
  * the record before, into the planes; values that do not fit go to the ext
- * column, in the records' order (a plain group has no clock to escape).
+ * column, in the records' order, after the clock delta of any record in
+ * wide (then walked too: a clock byte 0xff, its delta to the ext column).
  */
 static CT_HOT void ct_group_codes(struct ct_encoder *e, struct ct_run *s, const uint64_t *p,
-			   const struct ct_group *g, uint64_t todo)
+				  const struct ct_group *g, uint64_t todo, uint64_t wide)
 {
 	struct ct_enc_slot *cache = e->cache;
 	uint64_t t[CT_GROUP], *tp = t;
 
-	for (; todo; todo &= todo - 1) {
-		uint32_t j = (uint32_t)__builtin_ctzll(todo);
+	for (uint64_t walk = todo | wide; walk; walk &= walk - 1) {
+		uint32_t j = (uint32_t)__builtin_ctzll(walk);
+		if (wide && (wide >> j & 1)) {
+			uint64_t before = j ? ct_rel_clock(s, p[2 * j - 2]) : s->lrel;
+			s->clk[s->r + j] = (uint8_t)ct_enc_clock_byte(e, ct_rel_clock(s, p[2 * j]) - before);
+			if (!(todo >> j & 1))
+				continue;
+		}
 		uint64_t w1 = p[2 * j + 1], addr = ct_ev_addr(w1);
 		struct ct_enc_slot *slot = ct_enc_slot_of(cache, addr);
 		if (__builtin_expect(slot->addr != addr, 0))
@@ -343,14 +326,17 @@ static CT_HOT void ct_group_codes(struct ct_encoder *e, struct ct_run *s, const 
 }
 
 /* Passes 2 and 3 of a plain group of n records (ct_group_clocks said so). */
-static CT_HOT void ct_group_plain(struct ct_encoder *e, struct ct_run *s, const uint64_t *p, uint32_t n,
-			   struct ct_group *g)
+static CT_HOT void ct_group_plain(struct ct_encoder *e, struct ct_run *s, const uint64_t *p,
+				  uint32_t n, struct ct_group *g)
 {
 	uint64_t all = n == CT_GROUP ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
 
 	ct_group_calls(s, e->open, p, n, g);
-	uint64_t bits = ct_matched_bits(g->matched, n);
-	ct_group_codes(e, s, p, g, ~bits & all);
+	uint64_t bits = ct_matched_bits(g->matched, n), todo = ~bits & all;
+	if (__builtin_expect(g->wide != 0, 0))
+		ct_group_codes(e, s, p, g, todo, g->wide); /* a walk of its own, with clocks */
+	else
+		ct_group_codes(e, s, p, g, todo, 0);
 	e->bits[s->r >> 6] |= bits << (s->r & 63);
 	s->r += n;
 	s->lrel = ct_rel_clock(s, p[2 * n - 2]);
@@ -398,21 +384,13 @@ static const uint64_t *ct_group_generic(struct ct_encoder *e, struct ct_run *s, 
 	return p;
 }
 
-/*
- * How many records of a group that is not plain are, one at a time: a call
- * or a return, its clock 0 to 254 ticks after the one before (and not 0).
- */
-static uint32_t ct_plain_prefix(const struct ct_run *s, const uint64_t *p, uint32_t n)
+/* How many records of a group that is not plain are calls or returns with a clock. */
+static uint32_t ct_plain_prefix(const uint64_t *p, uint32_t n)
 {
-	uint64_t lrel = s->lrel;
-
 	for (uint32_t j = 0; j < n; j++) {
-		uint64_t w0 = p[2 * j], rel = ct_rel_clock(s, w0);
 		unsigned kind = ct_ev_kind(p[2 * j + 1]);
-		if (!(w0 & CT_CLOCK_BITS) || (kind != CT_EV_ENTER && kind != CT_EV_EXIT) ||
-		    rel - lrel > 0xfe)
+		if (!(p[2 * j] & CT_CLOCK_BITS) || (kind != CT_EV_ENTER && kind != CT_EV_EXIT))
 			return j;
-		lrel = rel;
 	}
 	return n;
 }
@@ -447,7 +425,7 @@ uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t i, uint
 			continue;
 		}
 		/* the plain records before the first that is not; that one alone */
-		uint32_t k = ct_plain_prefix(&s, p, n);
+		uint32_t k = ct_plain_prefix(p, n);
 		if (k && ct_group_clocks(&s, p, k, &g)) {
 			ct_group_plain(e, &s, p, k, &g);
 			p += 2 * k;
