@@ -42,7 +42,8 @@ struct ct_group {
 	uint64_t far;	/* bit 63: a clock 2^46 ticks or more from the base */
 	uint64_t zero;	/* not 0: a clock of 0 (word 0 of an empty slot) */
 	uint64_t wide;	/* a bit a record whose clock delta is not 0 to 254 */
-	uint64_t sp[CT_GROUP + 1]; /* the stack pointers: sp[0] the record before's */
+	uint64_t sp_before;	   /* the stack pointer of the record before the group */
+	uint64_t zs[CT_GROUP];	   /* a record's stack delta from the one before, zigzagged */
 	uint8_t matched[CT_GROUP]; /* 1: a return that matched */
 };
 
@@ -70,7 +71,8 @@ static CT_HOT void ct_clocks_scalar(const uint64_t *p, uint32_t j, uint32_t n, u
 		g->zero |= c == 0;
 		cp[j] = (uint8_t)d;
 		g->wide |= (uint64_t)(d > 0xfe) << j;
-		g->sp[j + 1] = ct_ev_sp(w0, w1);
+		uint64_t sp_before = j ? ct_ev_sp(p[2 * j - 2], p[2 * j - 1]) : g->sp_before;
+		g->zs[j] = ct_zigzag((int64_t)(ct_ev_sp(w0, w1) - sp_before));
 	}
 }
 
@@ -94,6 +96,7 @@ __attribute__((target("avx2"))) static uint32_t ct_clocks_avx2(const uint64_t *p
 	const __m256i clock_bits = _mm256_set1_epi64x((long long)CT_CLOCK_BITS);
 	const __m256i fits = _mm256_set1_epi64x(0xfe), bias = _mm256_set1_epi64x((long long)far_bias);
 	const __m256i lo16 = _mm256_set1_epi64x(0xffff), hi15 = _mm256_set1_epi64x(0x7fff0000);
+	const __m256i low32 = _mm256_set1_epi64x(0xffffffff);
 	const __m128i low_bytes = _mm_setr_epi8(0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
 						-1, -1, -1);
 	__m256i kinds = _mm256_set1_epi64x(-1), far = _mm256_setzero_si256();
@@ -108,8 +111,9 @@ __attribute__((target("avx2"))) static uint32_t ct_clocks_avx2(const uint64_t *p
 		__m256i ap = _mm256_loadu_si256((const __m256i *)(q - 2));
 		__m256i bp = _mm256_loadu_si256((const __m256i *)(q + 2));
 		__m256i w0 = _mm256_unpacklo_epi64(a, b), w1 = _mm256_unpackhi_epi64(a, b);
+		__m256i w0p = _mm256_unpacklo_epi64(ap, bp), w1p = _mm256_unpackhi_epi64(ap, bp);
 		__m256i c = _mm256_and_si256(w0, clock_bits);
-		__m256i before = _mm256_and_si256(_mm256_unpacklo_epi64(ap, bp), clock_bits);
+		__m256i before = _mm256_and_si256(w0p, clock_bits);
 		kinds = _mm256_and_si256(kinds, _mm256_xor_si256(w1, _mm256_add_epi64(w1, w1)));
 		far = _mm256_or_si256(far, _mm256_add_epi64(c, bias));
 		zero = _mm256_or_si256(zero, _mm256_cmpeq_epi64(c, _mm256_setzero_si256()));
@@ -118,9 +122,16 @@ __attribute__((target("avx2"))) static uint32_t ct_clocks_avx2(const uint64_t *p
 		wide |= (uint64_t)_mm256_movemask_pd(
 				_mm256_castsi256_pd(_mm256_cmpgt_epi64(dn, fits)))
 			<< j;
+		/* stack pointers take 31 bits: their difference's zigzag is a 32-bit one */
 		__m256i sp = _mm256_or_si256(_mm256_and_si256(w0, lo16),
 					     _mm256_and_si256(_mm256_srli_epi64(w1, 31), hi15));
-		_mm256_storeu_si256((__m256i *)(g->sp + 1 + j), _mm256_permute4x64_epi64(sp, 0xd8));
+		__m256i spp = _mm256_or_si256(_mm256_and_si256(w0p, lo16),
+					      _mm256_and_si256(_mm256_srli_epi64(w1p, 31), hi15));
+		__m256i dsp = _mm256_sub_epi64(sp, spp);
+		__m256i zs = _mm256_and_si256(_mm256_xor_si256(_mm256_slli_epi32(dsp, 1),
+							       _mm256_srai_epi32(dsp, 31)),
+					      low32);
+		_mm256_storeu_si256((__m256i *)(g->zs + j), _mm256_permute4x64_epi64(zs, 0xd8));
 		__m128i even = _mm_shuffle_epi8(_mm256_castsi256_si128(d), low_bytes);
 		__m128i odd = _mm_shuffle_epi8(_mm256_extracti128_si256(d, 1), low_bytes);
 		uint32_t four = (uint32_t)_mm_cvtsi128_si32(_mm_unpacklo_epi8(even, odd));
@@ -176,7 +187,7 @@ static CT_HOT int ct_group_clocks(const struct ct_run *s, const uint64_t *p, uin
 		__builtin_prefetch(p + 2 * n + k);
 	g->kinds = ~UINT64_C(0);
 	g->far = g->zero = g->wide = 0;
-	g->sp[0] = s->ls;
+	g->sp_before = s->ls;
 	ct_clocks_scalar(p, 0, 1, cp, g, far_bias);
 	ct_clocks_scalar(p, ct_clocks_wide(p, n, cp, g, far_bias), n, cp, g, far_bias);
 	cp[0] = (uint8_t)zc;
@@ -312,7 +323,7 @@ static CT_HOT void ct_group_codes(struct ct_encoder *e, struct ct_run *s, const 
 		struct ct_enc_slot *slot = ct_enc_slot_of(cache, addr);
 		if (__builtin_expect(slot->addr != addr, 0))
 			ct_enc_fill(e, slot, addr, ct_encoder_func_slow(e, addr));
-		uint64_t k = slot->code | w1 >> 63, zs = ct_zigzag((int64_t)(g->sp[j + 1] - g->sp[j]));
+		uint64_t k = slot->code | w1 >> 63, zs = g->zs[j];
 		if (__builtin_expect((zs > 0xfe) | (k > 0xfffe), 0)) {
 			k = ct_encoder_escape(e, k, 0xffff);
 			zs = ct_encoder_escape(e, zs, 0xff);
@@ -340,7 +351,7 @@ static CT_HOT void ct_group_plain(struct ct_encoder *e, struct ct_run *s, const 
 	e->bits[s->r >> 6] |= bits << (s->r & 63);
 	s->r += n;
 	s->lrel = ct_rel_clock(s, p[2 * n - 2]);
-	s->ls = g->sp[n];
+	s->ls = ct_ev_sp(p[2 * n - 2], p[2 * n - 1]);
 }
 
 /* The run's state into the encoder, and back: the generic encoder works on the encoder. */
