@@ -34,6 +34,7 @@ struct ct_run {
 	uint32_t r, x, depth;	     /* records, code plane entries, open calls */
 	uint64_t lrel, ls;	     /* the record before: its clock from base, its stack pointer */
 	uint64_t base, base16;	     /* the chunk's base clock, and shifted as word 0's clock is */
+	const uint64_t *lowest;	     /* the chunk's first word */
 };
 
 /* What the first pass learns of a group for the others. */
@@ -83,15 +84,16 @@ static CT_HOT void ct_clocks_scalar(const uint64_t *p, uint32_t j, uint32_t n, u
 #include <immintrin.h>
 
 /*
- * ct_clocks_scalar from record 1, four records at a time in 256-bit
- * registers, for the machines that have them; returns where it stopped.
+ * ct_clocks_scalar from record j (the words before it readable), four
+ * records at a time in 256-bit registers, for the machines that have them;
+ * returns where it stopped.
  * Records j to j + 3 and, a record earlier, j - 1 to j + 2, unpacked alike,
  * give word 0 and the word 0 before in the same lanes (in the order j,
  * j + 2, j + 1, j + 3, put right where it matters).
  */
-__attribute__((target("avx2"))) static uint32_t ct_clocks_avx2(const uint64_t *p, uint32_t n,
-							       uint8_t *cp, struct ct_group *g,
-							       uint64_t far_bias)
+__attribute__((target("avx2"))) static uint32_t ct_clocks_avx2(const uint64_t *p, uint32_t j,
+							       uint32_t n, uint8_t *cp,
+							       struct ct_group *g, uint64_t far_bias)
 {
 	const __m256i clock_bits = _mm256_set1_epi64x((long long)CT_CLOCK_BITS);
 	const __m256i fits = _mm256_set1_epi64x(0xfe), bias = _mm256_set1_epi64x((long long)far_bias);
@@ -102,7 +104,6 @@ __attribute__((target("avx2"))) static uint32_t ct_clocks_avx2(const uint64_t *p
 	__m256i kinds = _mm256_set1_epi64x(-1), far = _mm256_setzero_si256();
 	__m256i zero = _mm256_setzero_si256();
 	uint64_t wide = 0;
-	uint32_t j = 1;
 
 	for (; j + 4 <= n; j += 4) {
 		const uint64_t *q = p + 2 * j;
@@ -147,19 +148,19 @@ __attribute__((target("avx2"))) static uint32_t ct_clocks_avx2(const uint64_t *p
 }
 #endif
 
-/* Records 1 on, as many as the machine's vectors take: returns where it stopped. */
-static uint32_t ct_clocks_wide(const uint64_t *p, uint32_t n, uint8_t *cp, struct ct_group *g,
-			       uint64_t far_bias)
+/* Records j on, as many as the machine's vectors take: returns where it stopped. */
+static uint32_t ct_clocks_wide(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp,
+			       struct ct_group *g, uint64_t far_bias)
 {
 #ifdef __x86_64__
 	static int avx2 = -1;
 	if (avx2 < 0)
 		avx2 = __builtin_cpu_supports("avx2") != 0; /* the same answer in every thread */
 	if (avx2)
-		return ct_clocks_avx2(p, n, cp, g, far_bias);
+		return ct_clocks_avx2(p, j, n, cp, g, far_bias);
 #endif
 	(void)p, (void)n, (void)cp, (void)g, (void)far_bias;
-	return 1;
+	return j;
 }
 
 /*
@@ -175,6 +176,7 @@ static uint32_t ct_clocks_wide(const uint64_t *p, uint32_t n, uint8_t *cp, struc
 static CT_HOT int ct_group_clocks(const struct ct_run *s, const uint64_t *p, uint32_t n,
 				  struct ct_group *g)
 {
+	uint32_t j = p - 2 >= s->lowest ? 0 : 1; /* the vectors read the record before */
 	uint64_t zc = ct_rel_clock(s, p[0]) - s->lrel, far_bias = (UINT64_C(1) << 62) - s->base16;
 	uint8_t *cp = s->clk + s->r;
 
@@ -188,10 +190,12 @@ static CT_HOT int ct_group_clocks(const struct ct_run *s, const uint64_t *p, uin
 	g->kinds = ~UINT64_C(0);
 	g->far = g->zero = g->wide = 0;
 	g->sp_before = s->ls;
-	ct_clocks_scalar(p, 0, 1, cp, g, far_bias);
-	ct_clocks_scalar(p, ct_clocks_wide(p, n, cp, g, far_bias), n, cp, g, far_bias);
+	ct_clocks_scalar(p, 0, j, cp, g, far_bias);
+	ct_clocks_scalar(p, ct_clocks_wide(p, j, n, cp, g, far_bias), n, cp, g, far_bias);
+	/* record 0 against the record encoded before it, as the generic encoder has it */
 	cp[0] = (uint8_t)zc;
 	g->wide = (g->wide & ~UINT64_C(1)) | (zc > 0xfe);
+	g->zs[0] = ct_zigzag((int64_t)(ct_ev_sp(p[0], p[1]) - s->ls));
 	return (g->kinds >> 63) && !(g->far >> 63) && !g->zero;
 }
 
@@ -418,7 +422,8 @@ uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t i, uint
 			    .lo = e->col[CT_COL_CODE].data,
 			    .hi = e->col[CT_COL_CODE].data + e->plane_cap,
 			    .base = base,
-			    .base16 = base << 16 };
+			    .base16 = base << 16,
+			    .lowest = w };
 	const uint64_t *p = w + i, *end = w + (i + (nwords - i) / 2 * 2);
 	uint32_t r0 = e->hdr.nrecords;
 
