@@ -8,10 +8,12 @@
  * tell how encoding scales: on a machine with C free cores, W <= C workers
  * should do W times the work per second of one.
  *
- *   encode_bench -i TRACE [-c CHUNKS] [-r ROUNDS] [-j 1,2] [-l LEVEL] [-g GROUP]
+ *   encode_bench -i TRACE [-c CHUNKS] [-r ROUNDS] [-j 1,2] [-l LEVEL] [-g GROUP] [-s]
  *
  * -g: consecutive chunks of a thread encoded into one block, as the
  * collector groups them (8, the default, at most; 1: a block a chunk).
+ * -s: without the vector registers (AVX2) the recorder uses where it can,
+ * as on a machine that has none.
  *
  * Per variant, medians over the rounds: events per second (wall), CPU
  * nanoseconds per event (all threads), bytes per event of the blocks. The
@@ -155,7 +157,7 @@ int main(int argc, char **argv)
 	int rounds = 7, level = CT_DEFAULT_ZSTD_LEVEL, c;
 	char err[256];
 
-	while ((c = getopt(argc, argv, "i:c:r:j:l:g:")) != -1) {
+	while ((c = getopt(argc, argv, "i:c:r:j:l:g:s")) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -172,6 +174,9 @@ int main(int argc, char **argv)
 		case 'l':
 			level = atoi(optarg);
 			break;
+		case 's':
+			ct_encode_run_vectors(0);
+			break;
 		case 'g':
 			group = (uint32_t)atoi(optarg);
 			if (group < 1 || group > CT_JOB_MORE + 1)
@@ -179,7 +184,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: encode_bench -i TRACE [-c CHUNKS] [-r ROUNDS] [-j "
-					"1,2] [-l LEVEL] [-g GROUP]\n");
+					"1,2] [-l LEVEL] [-g GROUP] [-s]\n");
 			return 2;
 		}
 	}

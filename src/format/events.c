@@ -49,7 +49,7 @@ void ct_encoder_free(struct ct_encoder *e)
 	ct_buf_free(&e->out);
 	free(e->dict);
 	free(e->huff_pairs);
-	free(e->open);
+	free(e->open ? e->open - 1 : NULL);
 	free(e->bits);
 	ZSTD_freeCCtx(e->cctx);
 	memset(e, 0, sizeof(*e));
@@ -110,7 +110,10 @@ void ct_encoder_grow(struct ct_encoder *e, uint32_t records)
 	size_t old_words = ((size_t)e->plane_cap + 63) / 64, words = ((size_t)cap + 63) / 64;
 	e->bits = ct_realloc(e->bits, words * 8);
 	memset(e->bits + old_words, 0, (words - old_words) * 8);
-	e->open = ct_realloc(e->open, ((size_t)cap + 2) * sizeof(*e->open));
+	/* an entry below the floor: the recorder's loop may point there before it looks */
+	e->open = (struct ct_enc_open *)ct_realloc(e->open ? e->open - 1 : NULL,
+						   ((size_t)cap + 3) * sizeof(*e->open)) +
+		  1;
 	e->plane_cap = cap;
 }
 

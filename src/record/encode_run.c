@@ -63,18 +63,29 @@ static inline uint64_t ct_rel_clock(const struct ct_run *s, uint64_t w0)
 static CT_HOT void ct_clocks_scalar(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp,
 				    struct ct_group *g, uint64_t far_bias)
 {
+	if (j >= n)
+		return;
+	/* the record before, carried: its clock and stack pointer */
+	uint64_t before = (j ? p[2 * j - 2] : p[0]) & CT_CLOCK_BITS;
+	uint64_t sp_before = j ? ct_ev_sp(p[2 * j - 2], p[2 * j - 1]) : g->sp_before;
+	uint64_t kinds = ~UINT64_C(0), far = 0, least = UINT64_MAX, wide = 0;
+
 	for (; j < n; j++) {
-		uint64_t w0 = p[2 * j], w1 = p[2 * j + 1];
-		uint64_t c = w0 & CT_CLOCK_BITS, before = j ? p[2 * j - 2] & CT_CLOCK_BITS : c;
-		uint64_t d = (c - before) >> 16;
-		g->kinds &= w1 ^ w1 << 1; /* bit 63: the kind is 1 or 2 */
-		g->far |= c + far_bias;
-		g->zero |= c == 0;
+		uint64_t w0 = p[2 * j], w1 = p[2 * j + 1], c = w0 & CT_CLOCK_BITS;
+		uint64_t d = (c - before) >> 16, sp = ct_ev_sp(w0, w1);
+		kinds &= w1 ^ w1 << 1; /* bit 63: the kind is 1 or 2 */
+		far |= c + far_bias;
+		least = c < least ? c : least;
 		cp[j] = (uint8_t)d;
-		g->wide |= (uint64_t)(d > 0xfe) << j;
-		uint64_t sp_before = j ? ct_ev_sp(p[2 * j - 2], p[2 * j - 1]) : g->sp_before;
-		g->zs[j] = ct_zigzag((int64_t)(ct_ev_sp(w0, w1) - sp_before));
+		wide |= (uint64_t)(d > 0xfe) << j;
+		g->zs[j] = ct_zigzag((int64_t)(sp - sp_before));
+		before = c;
+		sp_before = sp;
 	}
+	g->kinds &= kinds;
+	g->far |= far;
+	g->zero |= least == 0;
+	g->wide |= wide;
 }
 
 #ifdef __SSE2__
@@ -148,15 +159,21 @@ __attribute__((target("avx2"))) static uint32_t ct_clocks_avx2(const uint64_t *p
 }
 #endif
 
+static int ct_run_vectors = -1; /* -1: as the machine can */
+
+void ct_encode_run_vectors(int on)
+{
+	ct_run_vectors = on;
+}
+
 /* Records j on, as many as the machine's vectors take: returns where it stopped. */
 static uint32_t ct_clocks_wide(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp,
 			       struct ct_group *g, uint64_t far_bias)
 {
 #ifdef __x86_64__
-	static int avx2 = -1;
-	if (avx2 < 0)
-		avx2 = __builtin_cpu_supports("avx2") != 0; /* the same answer in every thread */
-	if (avx2)
+	if (ct_run_vectors < 0) /* the same answer in every thread */
+		ct_run_vectors = __builtin_cpu_supports("avx2") != 0;
+	if (ct_run_vectors)
 		return ct_clocks_avx2(p, j, n, cp, g, far_bias);
 #endif
 	(void)p, (void)n, (void)cp, (void)g, (void)far_bias;
@@ -224,7 +241,7 @@ static CT_HOT void ct_group_calls(struct ct_run *s, struct ct_enc_open *open, co
 		((uint64_t *)o)[2] = lo; /* kept if a call */
 		((uint64_t *)o)[3] = w1;
 		g->matched[j] = miss == 0;
-		o += step + 2 * step * ret; /* unsigned: below 0 only until the branch */
+		o += step + 2 * step * ret; /* below the floor (open[-1]) only until the branch */
 		if (__builtin_expect((miss & (uint64_t)ret) != 0, 0)) {
 			__asm__ volatile("" ::: "memory"); /* a branch, not a select */
 			o += step;

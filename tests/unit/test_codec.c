@@ -275,10 +275,10 @@ static void check_chunk_encoding(struct rec *r, size_t n, uint64_t base_back)
 }
 
 /*
- * The recorder's loop against the generic encoder, byte for byte: a steady
- * stream with a rare escape, unmatched return or mark, a rough one, and
- * clocks that cross 2^48, that wander past 2^47 ticks from the chunk's base,
- * that start at zero.
+ * The recorder's loop against the generic encoder, byte for byte, with and
+ * without vector registers: a steady stream with a rare escape, unmatched
+ * return or mark, a rough one, and clocks that cross 2^48, that wander past
+ * 2^47 ticks from the chunk's base, that start at zero.
  */
 static void test_chunk_loop_exact(void)
 {
@@ -287,11 +287,15 @@ static void test_chunk_loop_exact(void)
 	const uint64_t starts[] = { 1ull << 40, (1ull << 48) - 20000, 1ull << 40, 0 };
 	const uint64_t back[] = { 0, 0, (1ull << 47) - 100000, 0 };
 
-	for (int quiet = 1; quiet >= 0; quiet--)
-		for (size_t k = 0; k < sizeof(starts) / sizeof(starts[0]); k++) {
-			size_t n = make_nested_from(r, N, starts[k], quiet);
-			check_chunk_encoding(r, n, back[k]);
-		}
+	for (int vectors = 0; vectors <= 1; vectors++) { /* without AVX2, and with it if there */
+		ct_encode_run_vectors(vectors ? -1 : 0);
+		for (int quiet = 1; quiet >= 0; quiet--)
+			for (size_t k = 0; k < sizeof(starts) / sizeof(starts[0]); k++) {
+				size_t n = make_nested_from(r, N, starts[k], quiet);
+				check_chunk_encoding(r, n, back[k]);
+			}
+	}
+	ct_encode_run_vectors(-1);
 }
 
 /*
