@@ -17,7 +17,14 @@
  * record by record through the generic encoder (ct_encoder_event), which the
  * unit tests hold this loop's output to, byte for byte.
  */
+#if defined(__GNUC__) && !defined(__clang__)
+/*
+ * The two words of an open call stored as two, not made into one vector
+ * register (two more instructions) that the next record then reads back
+ * half by half.
+ */
 #pragma GCC optimize("no-tree-slp-vectorize")
+#endif
 #include "encode.h"
 
 /* Word 1 of a call less a return's is this (CT_EV_ENTER 1, CT_EV_EXIT 2 in bits 62-63). */
@@ -427,7 +434,13 @@ static uint32_t ct_plain_prefix(const uint64_t *p, uint32_t n)
 	return n;
 }
 
-#if defined(__x86_64__) && !defined(CT_NO_CLONES)
+/*
+ * Built twice, for the machines of the last decade (AVX2, BMI2: the bit
+ * tricks in one instruction each, the SSE in three-operand form) and for
+ * the others, chosen when the program loads. gcc only: clang 14 names the
+ * chooser apart from the function.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t i, uint64_t nwords,
