@@ -4,18 +4,21 @@
  * the compact codec): the recorder's hot loop. Records go in groups that end
  * at a word of the bits (64 records at most), each group in three passes:
  *
- *   clocks  a byte a record, and the test that the group is plain: calls and
- *           returns only, clocks 0 to 254 ticks apart. It changes no state.
+ *   clocks  a byte a record and its stack delta (four records at a time
+ *           where the machine has AVX2), which deltas do not fit a byte,
+ *           and the test that the group is plain: calls and returns only,
+ *           with clocks near the chunk's base. It changes no state.
  *   calls   the open-call stack: a return that matches the newest open call
  *           is a bit. The only serial pass, a few instructions a record,
  *           and it compares records as they are (no function looked up).
  *   codes   the records that are not a bit (calls, mostly): the function's
  *           index from the encoder's direct-mapped cache and the stack
- *           delta, staged and transposed into their planes.
+ *           delta into their planes; the escapes, clocks' and codes', in
+ *           the records' order.
  *
- * A group that is not plain (a mark, an empty slot, a clock that jumps) goes
- * record by record through the generic encoder (ct_encoder_event), which the
- * unit tests hold this loop's output to, byte for byte.
+ * A group that is not plain (a mark, an empty slot) goes record by record
+ * through the generic encoder (ct_encoder_event), which the unit tests hold
+ * this loop's output to, byte for byte.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 /*
@@ -277,56 +280,6 @@ static CT_HOT uint64_t ct_matched_bits(const uint8_t *m, uint32_t n)
 }
 
 /*
- * Staged entries of the code planes and the stack column, one word each (code
- * | stack byte << 16), into their planes. Storing three bytes at three places
- * in the loop that makes them would cost the stores and the registers to
- * address them; here sixteen at a time are transposed in vector registers.
- */
-static CT_HOT void ct_scatter_scalar(const uint64_t *t, uint32_t n, uint8_t *lo, uint8_t *hi, uint8_t *sp)
-{
-	for (uint32_t m = 0; m < n; m++) {
-		lo[m] = (uint8_t)t[m];
-		hi[m] = (uint8_t)(t[m] >> 8);
-		sp[m] = (uint8_t)(t[m] >> 16);
-	}
-}
-
-#ifdef __SSE2__
-/*
- * Sixteen staged words (8 registers, byte b of entry m at register m / 2,
- * byte (m % 2) * 8 + b) into planes: each round of unpacks rotates the
- * 7-bit index (m, b) left by one, so four rounds leave byte b of entry m
- * at register b, byte m.
- */
-static inline __attribute__((always_inline)) void ct_unpack_round(__m128i *a)
-{
-	__m128i b0 = _mm_unpacklo_epi8(a[0], a[4]), b1 = _mm_unpackhi_epi8(a[0], a[4]);
-	__m128i b2 = _mm_unpacklo_epi8(a[1], a[5]), b3 = _mm_unpackhi_epi8(a[1], a[5]);
-	__m128i b4 = _mm_unpacklo_epi8(a[2], a[6]), b5 = _mm_unpackhi_epi8(a[2], a[6]);
-	__m128i b6 = _mm_unpacklo_epi8(a[3], a[7]), b7 = _mm_unpackhi_epi8(a[3], a[7]);
-	a[0] = b0, a[1] = b1, a[2] = b2, a[3] = b3, a[4] = b4, a[5] = b5, a[6] = b6, a[7] = b7;
-}
-
-static CT_HOT void ct_scatter_planes(const uint64_t *t, uint32_t n, uint8_t *lo, uint8_t *hi, uint8_t *sp)
-{
-	uint32_t m = 0;
-	for (; m + 16 <= n; m += 16) {
-		__m128i a[8];
-		for (int k = 0; k < 8; k++)
-			a[k] = _mm_loadu_si128((const __m128i *)(t + m) + k);
-		for (int round = 0; round < 4; round++)
-			ct_unpack_round(a);
-		_mm_storeu_si128((__m128i *)(lo + m), a[0]);
-		_mm_storeu_si128((__m128i *)(hi + m), a[1]);
-		_mm_storeu_si128((__m128i *)(sp + m), a[2]);
-	}
-	ct_scatter_scalar(t + m, n - m, lo + m, hi + m, sp + m);
-}
-#else
-#define ct_scatter_planes ct_scatter_scalar
-#endif
-
-/*
  * Pass 3: the records of the group that are not a bit (todo: a bit each):
  * their function's index (kind in the low bits) and their stack delta from
  * the record before, into the planes; values that do not fit go to the ext
@@ -337,7 +290,8 @@ static CT_HOT void ct_group_codes(struct ct_encoder *e, struct ct_run *s, const 
 				  const struct ct_group *g, uint64_t todo, uint64_t wide)
 {
 	struct ct_enc_slot *cache = e->cache;
-	uint64_t t[CT_GROUP], *tp = t;
+	uint8_t *lo = s->lo + s->x, *hi = s->hi + s->x, *ps = s->ps;
+	uint32_t x = 0;
 
 	for (uint64_t walk = todo | wide; walk; walk &= walk - 1) {
 		uint32_t j = (uint32_t)__builtin_ctzll(walk);
@@ -356,12 +310,12 @@ static CT_HOT void ct_group_codes(struct ct_encoder *e, struct ct_run *s, const 
 			k = ct_encoder_escape(e, k, 0xffff);
 			zs = ct_encoder_escape(e, zs, 0xff);
 		}
-		*tp++ = k | zs << 16;
+		lo[x] = (uint8_t)k;
+		hi[x] = (uint8_t)(k >> 8);
+		ps[x++] = (uint8_t)zs;
 	}
-	uint32_t n = (uint32_t)(tp - t);
-	ct_scatter_planes(t, n, s->lo + s->x, s->hi + s->x, s->ps);
-	s->x += n;
-	s->ps += n;
+	s->x += x;
+	s->ps += x;
 }
 
 /* Passes 2 and 3 of a plain group of n records (ct_group_clocks said so). */
