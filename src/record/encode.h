@@ -86,11 +86,11 @@ void ct_chunk_job_free(struct ct_chunk_job *j);
 uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t i, uint64_t nwords,
 		       uint64_t base, uint64_t *last);
 /*
- * Whether that loop's first pass uses the machine's vector registers (AVX2):
- * 0 no, 1 yes (only where the machine has them), -1 as the machine can (the
- * default). For the tests and the benchmark, before any encoding; the output
- * is the same.
+ * The vector registers that loop's first pass may use: 0 none, 1 SSE2, 2
+ * AVX2 (as far as the machine has them), -1 the widest it has (the default).
+ * For the tests and the benchmark, before any encoding; the output is the
+ * same.
  */
-void ct_encode_run_vectors(int on);
+void ct_encode_run_vectors(int level);
 
 #endif
