@@ -75,7 +75,7 @@ static uint32_t ct_clocks_wide(const uint64_t *p, uint32_t j, uint32_t n, uint8_
  */
 int ct_group_clocks(const struct ct_run *s, const uint64_t *p, uint32_t n, struct ct_group *g)
 {
-	uint32_t j = p - 2 >= s->lowest ? 0 : 1; /* the vectors read the record before */
+	uint32_t j = p >= s->lowest + 2 ? 0 : 1; /* the vectors read the record before */
 	uint64_t zc = ct_rel_clock(s, p[0]) - s->lrel, far_bias = (UINT64_C(1) << 62) - s->base16;
 	uint8_t *cp = s->clk + s->r;
 

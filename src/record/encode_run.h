@@ -32,7 +32,7 @@ struct ct_group {
 	uint8_t matched[CT_GROUP]; /* 1: a return that matched */
 };
 
-/* The full clock of a record from word 0 and the chunk's base clock (ct_full_clock). */
+/* A record's clock less the chunk's base, from word 0 (base plus it: ct_full_clock in encode.c). */
 static inline uint64_t ct_rel_clock(const struct ct_run *s, uint64_t w0)
 {
 	return (uint64_t)((int64_t)((w0 & CT_CLOCK_BITS) - s->base16) >> 16);
