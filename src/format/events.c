@@ -178,6 +178,8 @@ static void ct_put_func_table(struct ct_buf *out, const struct ct_buf *funcs)
 	uint64_t prev = 0, a;
 	size_t n = funcs->len / 8;
 
+	if (!n)
+		return; /* out may have no memory yet */
 	ct_buf_reserve(out, n * 10);
 	uint8_t *p = out->data + out->len;
 	for (size_t i = 0; i < n; i++) {

@@ -40,7 +40,7 @@ static void ct_clocks_scalar(const uint64_t *p, uint32_t j, uint32_t n, uint8_t 
 	g->wide |= wide;
 }
 
-static int ct_run_vectors = -1; /* -1: the widest the machine has */
+static int ct_run_vectors = -1; /* -1: the widest the machine has; CT_RUN_GENERIC */
 
 void ct_encode_run_vectors(int level)
 {
@@ -75,6 +75,8 @@ static uint32_t ct_clocks_wide(const uint64_t *p, uint32_t j, uint32_t n, uint8_
  */
 int ct_group_clocks(const struct ct_run *s, const uint64_t *p, uint32_t n, struct ct_group *g)
 {
+	if (ct_run_vectors == CT_RUN_GENERIC)
+		return 0;
 	uint32_t j = p >= s->lowest + 2 ? 0 : 1; /* the vectors read the record before */
 	uint64_t zc = ct_rel_clock(s, p[0]) - s->lrel, far_bias = (UINT64_C(1) << 62) - s->base16;
 	uint8_t *cp = s->clk + s->r;

@@ -32,7 +32,7 @@ FUZZ_OPTS = -max_len=$(FUZZ_MAX_LEN) -rss_limit_mb=2048 -malloc_limit_mb=1024 -t
 
 FUZZ_TOOL_SRCS := $(filter-out src/cli/main.c,$(TOOL_SRCS))
 FUZZ_TOOL_OBJS := $(patsubst src/%.c,$(FUZZ_OUT)/obj/%.o,$(FUZZ_TOOL_SRCS))
-FUZZ_HARNESSES := fuzz_events fuzz_reader
+FUZZ_HARNESSES := fuzz_events fuzz_reader fuzz_encode
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_OUT)/%)
 FUZZ_LIBS = $(PKG_LIBS) -lZydis -lstdc++ -lm -ldl
 
@@ -49,6 +49,9 @@ $(FUZZ_OUT)/h/%.o: tests/fuzz/%.c | deps-check
 		-c $< -o $@
 
 $(FUZZ_OUT)/fuzz_events: $(FUZZ_OUT)/h/fuzz_events.o $(FUZZ_TOOL_OBJS)
+	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
+
+$(FUZZ_OUT)/fuzz_encode: $(FUZZ_OUT)/h/fuzz_encode.o $(FUZZ_TOOL_OBJS)
 	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
 
 $(FUZZ_OUT)/fuzz_reader: $(FUZZ_OUT)/h/fuzz_reader.o $(FUZZ_OUT)/h/mutator.o $(FUZZ_TOOL_OBJS)

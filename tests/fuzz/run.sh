@@ -19,9 +19,9 @@ F=$OUT/fuzz
 FINDINGS=$ROOT/tests/fuzz/findings
 BUDGET=${FUZZ_BUDGET:-50}
 SEED=${FUZZ_SEED:-1}
-HARNESSES="fuzz_events fuzz_reader"
+HARNESSES="fuzz_events fuzz_reader fuzz_encode"
 # fuzz_reader does far more per input: it gets most of the time
-declare -A SHARE=([fuzz_events]=2 [fuzz_reader]=3)
+declare -A SHARE=([fuzz_events]=2 [fuzz_reader]=3 [fuzz_encode]=2)
 # bad NAME REASON [DETAILS-FILE]
 # The head of a sanitizer's or libFuzzer's report: the error line and the first frames.
 report_head() {
