@@ -12,25 +12,27 @@
  * pointer, and whether it is a call or a return. far_bias: 2^62 less the
  * base, shifted as word 0's clock is.
  */
-static void ct_clocks_scalar(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp,
-			     struct ct_group *g, uint64_t far_bias)
+static void ct_clocks_scalar(const uint64_t *restrict p, uint32_t j, uint32_t n,
+			     uint8_t *restrict cp, struct ct_group *restrict g, uint64_t far_bias)
 {
 	if (j >= n)
 		return;
 	/* the record before, carried: its clock and stack pointer */
-	uint64_t before = (j ? p[2 * j - 2] : p[0]) & CT_CLOCK_BITS;
-	uint64_t sp_before = j ? ct_ev_sp(p[2 * j - 2], p[2 * j - 1]) : g->sp_before;
+	const uint64_t *q = p + 2 * (size_t)j, *end = p + 2 * (size_t)n;
+	uint64_t before = (j ? q[-2] : q[0]) & CT_CLOCK_BITS;
+	uint64_t sp_before = j ? ct_ev_sp(q[-2], q[-1]) : g->sp_before;
 	uint64_t kinds = ~UINT64_C(0), far = 0, least = UINT64_MAX, wide = 0;
+	uint64_t *zs = g->zs + j, bit = UINT64_C(1) << j;
 
-	for (; j < n; j++) {
-		uint64_t w0 = p[2 * j], w1 = p[2 * j + 1], c = w0 & CT_CLOCK_BITS;
+	for (cp += j; q < end; q += 2, bit <<= 1) {
+		uint64_t w0 = q[0], w1 = q[1], c = w0 & CT_CLOCK_BITS;
 		uint64_t d = (c - before) >> 16, sp = ct_ev_sp(w0, w1);
 		kinds &= w1 ^ w1 << 1; /* bit 63: the kind is 1 or 2 */
 		far |= c + far_bias;
 		least = c < least ? c : least;
-		cp[j] = (uint8_t)d;
-		wide |= (uint64_t)(d > 0xfe) << j;
-		g->zs[j] = ct_zigzag((int64_t)(sp - sp_before));
+		*cp++ = (uint8_t)d;
+		wide |= d > 0xfe ? bit : 0;
+		*zs++ = ct_zigzag((int64_t)(sp - sp_before));
 		before = c;
 		sp_before = sp;
 	}
