@@ -156,8 +156,8 @@ uint64_t ct_encoder_escape(struct ct_encoder *e, uint64_t v, uint64_t max);
 /*
  * A call or return through the open-call stack: a return that matches the
  * newest open call (same function, same stack pointer) is named by its bit;
- * 1 if it did. The fast loop (src/record/encode.c) does the same without
- * branches.
+ * 1 if it did. The recorder's loop (src/record/encode_run.c) does the same
+ * for a group of records at a time.
  */
 static inline int ct_enc_open_calls(struct ct_encoder *e, uint64_t addr, uint64_t sp, int exit)
 {
