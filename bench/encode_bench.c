@@ -27,6 +27,7 @@
 
 #include "../src/format/reader.h"
 #include "../src/record/record.h"
+#include "../src/util/time_ns.h"
 
 #define CHUNK_RECORDS 4096 /* 64 KiB chunks, the default */
 
@@ -39,13 +40,6 @@ struct chunk {
 static struct chunk *chunks;
 static uint32_t nchunks, max_chunks = 2000, group = CT_JOB_MORE + 1;
 static uint64_t nevents;
-
-static uint64_t now_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* A thread's calls and returns, packed as the runtime packs them. */
 static void load_thread(struct ct_trace *t, const struct ct_thread_info *th)
@@ -107,7 +101,7 @@ static struct result run(uint32_t jobs, int level)
 	struct result r = { 0 };
 
 	ct_workers_init(&w, jobs > 1 ? jobs : 0, CHUNK_RECORDS, level);
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	uint64_t t0 = ct_time_ns(CLOCK_MONOTONIC), c0 = ct_time_ns(CLOCK_PROCESS_CPUTIME_ID);
 	for (uint32_t i = 0; i < nchunks; i++) {
 		struct ct_chunk_job *j;
 		while (!(j = ct_workers_slot(&w))) {
@@ -134,8 +128,8 @@ static struct result run(uint32_t jobs, int level)
 	}
 	for (struct ct_chunk_job *j; (j = ct_workers_oldest(&w)); ct_workers_retire(&w))
 		add_block(&r, j);
-	r.wall = (double)(now_ns(CLOCK_MONOTONIC) - t0);
-	r.cpu = (double)(now_ns(CLOCK_PROCESS_CPUTIME_ID) - c0);
+	r.wall = (double)(ct_time_ns(CLOCK_MONOTONIC) - t0);
+	r.cpu = (double)(ct_time_ns(CLOCK_PROCESS_CPUTIME_ID) - c0);
 	ct_workers_free(&w);
 	return r;
 }

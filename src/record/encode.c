@@ -16,15 +16,10 @@ void ct_chunk_job_free(struct ct_chunk_job *j)
 	memset(j, 0, sizeof(*j));
 }
 
-/*
- * The full clock of a record from its low 48 bits and the chunk's base
- * clock. A record can be a little older than its chunk (the hook reads the
- * clock before it reserves its slot), so the difference is signed.
- */
+/* The full clock of a record from word 0 and its chunk's base clock. */
 static inline uint64_t ct_full_clock(uint64_t base, uint64_t w0)
 {
-	int64_t delta = (int64_t)((ct_ev_clock48(w0) - base) << 16) >> 16;
-	return base + (uint64_t)delta;
+	return base + ct_clock_from_base(base << 16, w0);
 }
 
 static int ct_valid(uint64_t w0, uint64_t w1)

@@ -79,6 +79,17 @@ void ct_chunk_encode(struct ct_encoder *e, struct ct_chunk_job *j);
 void ct_chunk_job_free(struct ct_chunk_job *j);
 
 /*
+ * A record's clock less its chunk's base, from word 0 and the base shifted
+ * as word 0's clock is (base << 16): the clock holds 48 bits, and a record
+ * can be a little older than its chunk (the hook reads the clock before it
+ * reserves its slot), so the difference is signed.
+ */
+static inline uint64_t ct_clock_from_base(uint64_t base16, uint64_t w0)
+{
+	return (uint64_t)((int64_t)((w0 & ~UINT64_C(0xffff)) - base16) >> 16);
+}
+
+/*
  * Calls and returns from w[i] on, while they last, into e's block (encode_run.c):
  * returns where the first other record (or the end) is; *last: the clock of
  * the last record encoded, if any.

@@ -54,7 +54,9 @@ static uint32_t ct_clocks_wide(const uint64_t *p, uint32_t j, uint32_t n, uint8_
 			       struct ct_group *g, uint64_t far_bias)
 {
 #ifdef __x86_64__
-	int widest = __builtin_cpu_supports("avx2") ? 2 : 1;
+	static int widest; /* 0: not asked yet; the same answer in every thread */
+	if (!widest)
+		widest = __builtin_cpu_supports("avx2") ? 2 : 1;
 	int level = ct_run_vectors < 0 || ct_run_vectors > widest ? widest : ct_run_vectors;
 	if (level == 2)
 		return ct_clocks_avx2(p, j, n, cp, g, far_bias);

@@ -28,8 +28,6 @@
  */
 #pragma GCC optimize("no-tree-slp-vectorize")
 #endif
-#include "encode.h"
-
 #include "encode_run.h"
 
 #ifdef __SSE2__

@@ -32,10 +32,10 @@ struct ct_group {
 	uint8_t matched[CT_GROUP]; /* 1: a return that matched */
 };
 
-/* A record's clock less the chunk's base, from word 0 (base plus it: ct_full_clock in encode.c). */
+/* A record's clock less the chunk's base (ct_clock_from_base). */
 static inline uint64_t ct_rel_clock(const struct ct_run *s, uint64_t w0)
 {
-	return (uint64_t)((int64_t)((w0 & CT_CLOCK_BITS) - s->base16) >> 16);
+	return ct_clock_from_base(s->base16, w0);
 }
 
 /*
