@@ -17,6 +17,15 @@
 #endif
 #define CT_CLOCK_PROBE_EVERY 8
 
+/* Blocks that name calls made again, when few are (struct ct_encoder's again_on). */
+#define CT_AGAIN_PROBE_EVERY 8
+static int ct_again_mode = -1; /* -1: as the blocks before say; 0, 1: never, always */
+
+void ct_encoder_again(int mode)
+{
+	ct_again_mode = mode;
+}
+
 void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level)
 {
 	memset(e, 0, sizeof(*e));
@@ -51,6 +60,7 @@ void ct_encoder_free(struct ct_encoder *e)
 	free(e->huff_pairs);
 	free(e->open ? e->open - 1 : NULL);
 	free(e->bits);
+	free(e->again);
 	ZSTD_freeCCtx(e->cctx);
 	memset(e, 0, sizeof(*e));
 }
@@ -76,7 +86,12 @@ void ct_encoder_begin(struct ct_encoder *e, uint32_t instance, int32_t pid, int3
 	e->depth = 0;
 	ct_encoder_grow(e, max_records ? max_records : 1); /* nrecords is 0 */
 	memset(e->bits, 0, ((size_t)e->plane_cap + 63) / 64 * 8);
-	e->open[0] = (struct ct_enc_open){ UINT64_MAX, UINT64_MAX }; /* sp_lo: no record's */
+	memset(e->again, 0, ((size_t)e->plane_cap + 63) / 64 * 8);
+	/* the floor, and no call made at any depth yet: sp_lo is no record's */
+	memset(e->open, 0xff, ((size_t)e->open_hw + 1) * sizeof(*e->open));
+	e->open_hw = 0;
+	e->again_on = ct_again_mode < 0 ? e->again_blocks++ % CT_AGAIN_PROBE_EVERY == 0 || e->again_rich
+				       : ct_again_mode;
 	ct_buf_reserve(&e->col[CT_COL_EXT], 64);
 	e->last_clock = 0;
 	e->last_sp = 0;
@@ -110,10 +125,18 @@ void ct_encoder_grow(struct ct_encoder *e, uint32_t records)
 	size_t old_words = ((size_t)e->plane_cap + 63) / 64, words = ((size_t)cap + 63) / 64;
 	e->bits = ct_realloc(e->bits, words * 8);
 	memset(e->bits + old_words, 0, (words - old_words) * 8);
-	/* an entry below the floor: the recorder's loop may point there before it looks */
+	e->again = ct_realloc(e->again, words * 8);
+	memset(e->again + old_words, 0, (words - old_words) * 8);
+	/*
+	 * An entry below the floor: the recorder's loop may point there before
+	 * it looks. The new entries hold no call (ct_encoder_begin empties the
+	 * others, up to open_hw).
+	 */
+	ptrdiff_t old_open = e->plane_cap ? (ptrdiff_t)e->plane_cap + 2 : -1;
 	e->open = (struct ct_enc_open *)ct_realloc(e->open ? e->open - 1 : NULL,
 						   ((size_t)cap + 3) * sizeof(*e->open)) +
 		  1;
+	memset(e->open + old_open, 0xff, (size_t)((ptrdiff_t)cap + 2 - old_open) * sizeof(*e->open));
 	e->plane_cap = cap;
 }
 
@@ -237,9 +260,15 @@ void ct_encoder_finish(struct ct_encoder *e)
 	struct ct_buf *code = &e->col[CT_COL_CODE];
 	uint32_t nrec = h->nrecords, nbits = (uint32_t)ct_bits_len(nrec);
 	int huff = ct_encode_clock_plane(e);
+	uint64_t again = 0;
 
+	for (uint32_t i = 0; e->again_on && i < (nrec + 63) / 64; i++)
+		again += (uint64_t)__builtin_popcountll(e->again[i]);
+	if (e->again_on)
+		e->again_rich = again * 8 >= nrec;
 	h->last_clock = e->last_clock;
-	h->codec = CT_CODEC_PLANES | CT_CODEC_COMPACT | (huff ? CT_CODEC_HUFF : 0);
+	h->codec = CT_CODEC_PLANES | CT_CODEC_COMPACT | (huff ? CT_CODEC_HUFF : 0) |
+		   (again ? CT_CODEC_AGAIN : 0);
 	e->body.len = 0;
 	ct_put_func_table(&e->body, &e->funcs);
 	h->funcs_len = (uint32_t)e->body.len;
@@ -247,9 +276,11 @@ void ct_encoder_finish(struct ct_encoder *e)
 	h->col_len[CT_COL_CLOCK] = huff ? (uint32_t)e->huff.len : nrec;
 	if (!huff)
 		ct_buf_append(&e->body, e->col[CT_COL_CLOCK].data, nrec);
-	/* the bits, little-endian, then the low and the high plane */
-	h->col_len[CT_COL_CODE] = nbits + 2 * e->nexplicit;
+	/* the bits, little-endian, which of them are calls made again, the low and the high plane */
+	h->col_len[CT_COL_CODE] = (again ? 2 : 1) * nbits + 2 * e->nexplicit;
 	ct_buf_append(&e->body, e->bits, nbits);
+	if (again)
+		ct_buf_append(&e->body, e->again, nbits);
 	ct_buf_append(&e->body, code->data, e->nexplicit);
 	ct_buf_append(&e->body, code->data + e->plane_cap, e->nexplicit);
 	for (int i = CT_COL_SP; i <= CT_COL_EXT; i++) {
@@ -304,10 +335,12 @@ static int ct_check_columns(const struct ct_events_hdr *h)
 	if (h->codec & CT_CODEC_COMPACT) {
 		/*
 		 * a byte a record (Huffman-coded: a bit a record at least, and
-		 * only in blocks of CT_HUFF_MIN_RECORDS or more); the bits, then
-		 * two planes of the records that have a code
+		 * only in blocks of CT_HUFF_MIN_RECORDS or more); the bits (and
+		 * in format 7 which are calls made again), then two planes of
+		 * the records that have a code
 		 */
-		uint64_t nbits = ct_bits_len(h->nrecords), codes = h->col_len[CT_COL_CODE];
+		uint64_t nbits = ct_bits_len(h->nrecords) * (h->codec & CT_CODEC_AGAIN ? 2 : 1);
+		uint64_t codes = h->col_len[CT_COL_CODE];
 		if ((huff ? (uint64_t)h->col_len[CT_COL_CLOCK] * 8 < h->nrecords ||
 				    h->nrecords < CT_HUFF_MIN_RECORDS
 			  : h->col_len[CT_COL_CLOCK] != h->nrecords) ||
@@ -342,23 +375,45 @@ static int ct_read_func_table(struct ct_decoder *d, const uint8_t *p, const uint
 	return p == end ? 0 : -1;
 }
 
-/* The compact codec's parts of the code column, and room for its open calls. */
+/* How many records are calls made again: a bit in both planes. */
+static uint64_t ct_count_again(const uint8_t *bits, const uint8_t *again, uint64_t len)
+{
+	uint64_t n = 0, i = 0, a, b;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&a, bits + i, 8);
+		memcpy(&b, again + i, 8);
+		n += (uint64_t)__builtin_popcountll(a & b);
+	}
+	for (; i < len; i++)
+		n += (uint64_t)__builtin_popcount(bits[i] & again[i]);
+	return n;
+}
+
+/*
+ * The compact codec's parts of the code column, and room for its open
+ * calls: a call pushes one, and each has a code or is a call made again.
+ */
 static int ct_begin_compact(struct ct_decoder *d, const uint8_t *body)
 {
 	const struct ct_events_hdr *h = &d->hdr;
 	uint64_t nbits = ct_bits_len(h->nrecords); /* ct_check_columns: within the code column */
+	int again = (h->codec & CT_CODEC_AGAIN) != 0;
 
 	if (ct_read_func_table(d, body, body + h->funcs_len) < 0)
 		return -1;
 	d->funcs = d->table.data;
 	d->bits = d->col[CT_COL_CODE];
-	d->nexplicit = (uint32_t)((h->col_len[CT_COL_CODE] - nbits) / 2);
-	d->code_lo = d->bits + nbits;
+	d->again = again ? d->bits + nbits : NULL;
+	d->nexplicit = (uint32_t)((h->col_len[CT_COL_CODE] - (again ? 2 : 1) * nbits) / 2);
+	d->code_lo = d->bits + (again ? 2 : 1) * nbits;
 	d->code_hi = d->code_lo + d->nexplicit;
 	d->next_explicit = 0;
 	d->depth = 0;
+	d->open_hw = 0;
 	d->open.len = 0;
-	ct_buf_reserve(&d->open, ((size_t)d->nexplicit + 1) * sizeof(struct ct_dec_open));
+	uint64_t pushes = d->nexplicit + (again ? ct_count_again(d->bits, d->again, nbits) : 0);
+	ct_buf_reserve(&d->open, (size_t)(pushes + 1) * sizeof(struct ct_dec_open));
 	return 0;
 }
 
@@ -386,10 +441,14 @@ int ct_decoder_begin(struct ct_decoder *d, const uint8_t *payload, uint32_t len)
 	const struct ct_events_hdr *h = &d->hdr;
 	uint32_t codec = h->codec;
 
-	/* 0-3; compact (format 5) only with planes, Huffman clocks (format 6) only compact */
-	if ((codec & ~(CT_CODEC_PLANES | CT_CODEC_ZSTD | CT_CODEC_COMPACT | CT_CODEC_HUFF)) ||
+	/*
+	 * 0-3; compact (format 5) only with planes, Huffman clocks (format 6)
+	 * and calls made again (format 7) only compact
+	 */
+	if ((codec & ~(CT_CODEC_PLANES | CT_CODEC_ZSTD | CT_CODEC_COMPACT | CT_CODEC_HUFF |
+		       CT_CODEC_AGAIN)) ||
 	    ((codec & CT_CODEC_COMPACT) && !(codec & CT_CODEC_PLANES)) ||
-	    ((codec & CT_CODEC_HUFF) && !(codec & CT_CODEC_COMPACT)))
+	    ((codec & (CT_CODEC_HUFF | CT_CODEC_AGAIN)) && !(codec & CT_CODEC_COMPACT)))
 		return -1;
 	if (ct_check_columns(h) < 0)
 		return -1;

@@ -84,11 +84,23 @@ struct ct_encoder {
 	/*
 	 * The block's open calls, for the returns that match them: the top at
 	 * open[depth], open[0] what no record is (a call's kind bits are 01).
-	 * bits: a bit a record, set for a return that matched.
+	 * Above the top, each entry is the last call made at its depth in this
+	 * block (returns leave them), so that a call made again there, same
+	 * function and stack pointer, is a bit too (format 7). Entries past
+	 * open_hw hold no call: they are emptied when a block starts.
+	 * bits: a bit a record, set for a return that matched or a call made
+	 * again; again: set for the latter.
 	 */
 	struct ct_enc_open *open;
-	uint64_t *bits;
-	uint32_t depth;
+	uint64_t *bits, *again;
+	uint32_t depth, open_hw;
+	/*
+	 * Whether this block names calls made again: a block in eight does (a
+	 * probe), and the blocks after one where they were an eighth of the
+	 * records or more. Elsewhere it would cost more than it saves.
+	 */
+	int again_on, again_rich;
+	uint32_t again_blocks;
 	struct ZSTD_CCtx_s *cctx;
 	int level;
 	uint32_t nfilled; /* slots filled in this block (past CT_ENC_FILLED_MAX: many) */
@@ -110,6 +122,8 @@ static inline struct ct_enc_open ct_enc_open_of(uint64_t addr, uint64_t sp)
 }
 
 void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level);
+/* For the tests: -1 (the default) as the blocks before say, 0 never, 1 always. */
+void ct_encoder_again(int mode);
 void ct_encoder_free(struct ct_encoder *e);
 void ct_encoder_begin(struct ct_encoder *e, uint32_t instance, int32_t pid, int32_t tid,
 		      uint64_t thread_seq, uint32_t flags, uint32_t max_records);
@@ -154,22 +168,39 @@ void ct_encoder_grow(struct ct_encoder *e, uint32_t records);
 uint64_t ct_encoder_escape(struct ct_encoder *e, uint64_t v, uint64_t max);
 
 /*
+ * Whether an entry is call c: the same function at the same stack pointer,
+ * whatever the kind bits (62, 63) of its word 1 (the recorder's loop leaves
+ * a return's there).
+ */
+static inline int ct_enc_same_call(const struct ct_enc_open *o, struct ct_enc_open c)
+{
+	return !((o->id ^ c.id) << 2 | (o->sp_lo ^ c.sp_lo));
+}
+
+/* What a call or return is to the open-call stack (ct_enc_open_calls). */
+enum { CT_ENC_EXPLICIT, CT_ENC_MATCHED, CT_ENC_AGAIN };
+
+/*
  * A call or return through the open-call stack: a return that matches the
- * newest open call (same function, same stack pointer) is named by its bit;
- * 1 if it did. The recorder's loop (src/record/encode_run.c) does the same
- * for a group of records at a time.
+ * newest open call (same function, same stack pointer) is named by its bit
+ * (CT_ENC_MATCHED), and so is a call that is the last one made at its depth
+ * again (CT_ENC_AGAIN). The recorder's loop (src/record/encode_run.c) does
+ * the same for a group of records at a time.
  */
 static inline int ct_enc_open_calls(struct ct_encoder *e, uint64_t addr, uint64_t sp, int exit)
 {
 	struct ct_enc_open c = ct_enc_open_of(addr, sp);
 	if (!exit) {
-		e->open[++e->depth] = c;
-		return 0;
+		struct ct_enc_open *o = &e->open[++e->depth];
+		int again = e->again_on && ct_enc_same_call(o, c);
+		*o = c;
+		e->open_hw = e->depth > e->open_hw ? e->depth : e->open_hw;
+		return again ? CT_ENC_AGAIN : CT_ENC_EXPLICIT;
 	}
-	if (e->open[e->depth].id != c.id || e->open[e->depth].sp_lo != c.sp_lo)
-		return 0;
+	if (!ct_enc_same_call(&e->open[e->depth], c))
+		return CT_ENC_EXPLICIT;
 	e->depth--;
-	return 1;
+	return CT_ENC_MATCHED;
 }
 
 /*
@@ -185,13 +216,14 @@ static inline uint64_t ct_enc_clock_byte(struct ct_encoder *e, uint64_t delta)
 	return 0xff;
 }
 
-/* Record r's clock byte, and unless it matched, its code in the planes. */
-static inline void ct_enc_put(struct ct_encoder *e, uint64_t zc, uint64_t k, int matched)
+/* Record r's clock byte, and unless it is a bit (CT_ENC_MATCHED, CT_ENC_AGAIN), its code. */
+static inline void ct_enc_put(struct ct_encoder *e, uint64_t zc, uint64_t k, int is)
 {
 	uint32_t r = e->hdr.nrecords++;
 	e->col[CT_COL_CLOCK].data[r] = (uint8_t)zc;
-	if (matched) {
+	if (is != CT_ENC_EXPLICIT) {
 		e->bits[r >> 6] |= UINT64_C(1) << (r & 63);
+		e->again[r >> 6] |= (uint64_t)(is == CT_ENC_AGAIN) << (r & 63);
 		return;
 	}
 	e->col[CT_COL_CODE].data[e->nexplicit] = (uint8_t)k;
@@ -206,15 +238,15 @@ static inline void ct_encoder_event(struct ct_encoder *e, uint64_t clock, unsign
 	uint64_t code = (uint64_t)ct_encoder_func(e, addr) << 2;
 	if (__builtin_expect(!e->hdr.nrecords, 0))
 		e->hdr.first_clock = e->last_clock = clock;
-	int matched = ct_enc_open_calls(e, addr, sp, kind == CT_EV_EXIT);
+	int is = ct_enc_open_calls(e, addr, sp, kind == CT_EV_EXIT);
 	uint64_t zc = ct_enc_clock_byte(e, clock - e->last_clock);
 	uint64_t k = code | (kind == CT_EV_EXIT);
-	if (!matched) {
+	if (is == CT_ENC_EXPLICIT) {
 		k = ct_encoder_escape(e, k, 0xffff);
 		uint64_t zs = ct_encoder_escape(e, ct_zigzag((int64_t)(sp - e->last_sp)), 0xff);
 		e->col[CT_COL_SP].data[e->col[CT_COL_SP].len++] = (uint8_t)zs;
 	}
-	ct_enc_put(e, zc, k, matched);
+	ct_enc_put(e, zc, k, is);
 	e->last_clock = clock;
 	e->last_sp = sp;
 }
@@ -233,9 +265,14 @@ struct ct_decoder {
 	uint32_t planes;  /* CT_CODEC_PLANES: byte planes, else varint columns */
 	uint32_t compact; /* CT_CODEC_COMPACT (format 5) */
 	uint64_t clock, sp;
-	/* compact: the bits, the code planes, the open calls */
-	const uint8_t *bits, *code_lo, *code_hi;
-	uint32_t nexplicit, next_explicit, depth;
+	/*
+	 * compact: the bits, the code planes, the open calls; format 7: which
+	 * bits are calls made again (else NULL), and how many entries of the
+	 * open calls hold one (those at depth and above are the last calls made
+	 * at their depth)
+	 */
+	const uint8_t *bits, *again, *code_lo, *code_hi;
+	uint32_t nexplicit, next_explicit, depth, open_hw;
 	struct ct_buf raw, table, open;
 	struct ct_buf clocks, huff; /* format 6: the clock plane decoded, and scratch */
 	struct ZSTD_DCtx_s *dctx;
@@ -331,6 +368,14 @@ static inline int ct_decoder_next_compact(struct ct_decoder *d, struct ct_event 
 	ev->clock = d->clock;
 	struct ct_dec_open *open = (struct ct_dec_open *)d->open.data;
 	if (d->bits[r >> 3] >> (r & 7) & 1) {
+		if (d->again && (d->again[r >> 3] >> (r & 7) & 1)) { /* the last call at its depth */
+			if (d->depth >= d->open_hw)
+				return -1;
+			const struct ct_dec_open *o = &open[d->depth++];
+			d->sp = o->sp;
+			ct_dec_call(d, ev, o->fidx, o->sp, 0);
+			return 1;
+		}
 		if (!d->depth)
 			return -1;
 		const struct ct_dec_open *o = &open[--d->depth];
@@ -349,8 +394,10 @@ static inline int ct_decoder_next_compact(struct ct_decoder *d, struct ct_event 
 	if ((code >> 2) >= d->hdr.nfuncs || (code & 3) > CT_CODE_EXIT || ct_dec_sp(d, &v) < 0)
 		return -1;
 	d->sp += (uint64_t)ct_unzigzag(v);
-	if ((code & 3) == CT_CODE_ENTER) /* at most one a code: the stack has room */
+	if ((code & 3) == CT_CODE_ENTER) { /* the stack has room: ct_begin_compact */
 		open[d->depth++] = (struct ct_dec_open){ d->sp, (uint32_t)(code >> 2) };
+		d->open_hw = d->depth > d->open_hw ? d->depth : d->open_hw;
+	}
 	ct_dec_call(d, ev, (uint32_t)(code >> 2), d->sp, (code & 3) == CT_CODE_EXIT);
 	return 1;
 }

@@ -84,13 +84,16 @@ static void test_round_trip(void)
 
 /*
  * Calls and returns as a program makes them (format 5 names a return that
- * matches the newest open call by one bit): nested calls, recursion, returns
+ * matches the newest open call by one bit, format 7 a call that is the last
+ * one made at its depth again): nested calls, recursion, loops, returns
  * whose call came before the block, returns that skip frames (longjmp) or
- * name another function or frame, marks between, values past the planes.
+ * name another function or frame (or a stack pointer a few bytes off),
+ * calls like the last one at their depth but for the function or the stack
+ * pointer, marks between, values past the planes.
  */
 static size_t make_nested_from(struct rec *r, size_t n, uint64_t clock, int quiet)
 {
-	uint64_t open[512][2];
+	uint64_t open[512][2], last[512][2] = { { 0 } };
 	size_t depth = 0, i = 0;
 	while (i < n) {
 		uint64_t roll = rnd() % 100;
@@ -104,8 +107,8 @@ static size_t make_nested_from(struct rec *r, size_t n, uint64_t clock, int quie
 			r[i].kind = CT_EV_EXT;
 		} else if (depth && roll < 5) { /* a return that matches nothing open */
 			r[i].kind = CT_EV_EXIT;
-			r[i].addr = open[depth - 1][0] + 16;
-			r[i].sp = open[depth - 1][1];
+			r[i].addr = open[depth - 1][0] + (roll < 4 ? 16 : 0);
+			r[i].sp = open[depth - 1][1] ^ (roll < 4 ? 0 : 1 + rnd() % 15);
 		} else if (depth > 3 && roll < 7) { /* a longjmp over two frames */
 			depth -= 2;
 			r[i].kind = CT_EV_EXIT;
@@ -127,6 +130,13 @@ static size_t make_nested_from(struct rec *r, size_t n, uint64_t clock, int quie
 			r[i].kind = CT_EV_ENTER;
 			r[i].addr = 0x555555554000ull + (rnd() % (roll < 9 ? 20000 : 300)) * 48;
 			r[i].sp = sp & 0x7fffffff;
+			uint64_t again = rnd() % 8;
+			if (last[depth][0] && again < 5) { /* a loop's call again, or nearly */
+				r[i].addr = last[depth][0] + (again == 3 ? 48 : 0);
+				r[i].sp = last[depth][1] ^ (again == 4 ? 1 + rnd() % 15 : 0);
+			}
+			last[depth][0] = r[i].addr;
+			last[depth][1] = r[i].sp;
 			open[depth][0] = r[i].addr;
 			open[depth][1] = r[i].sp;
 			depth++;
@@ -174,6 +184,7 @@ static void test_nested(void)
 		size_t n = make_nested(r, N);
 		ct_encoder_init(&e, N, -1);
 		encode(&e, r, n);
+		CHECK(e.hdr.codec & CT_CODEC_AGAIN); /* calls made again are bits */
 		check_decodes_to(&e.out, r, n);
 		size_t nw = 0;
 		for (size_t i = 0; i < n; i++) {
@@ -276,7 +287,8 @@ static void check_chunk_encoding(struct rec *r, size_t n, uint64_t base_back)
 
 /*
  * The recorder's loop against the generic encoder, byte for byte, with and
- * without vector registers: a steady stream with a rare escape, unmatched
+ * without vector registers, with calls made again as bits and as codes: a
+ * steady stream with a rare escape, unmatched
  * return or mark, a rough one, and clocks that cross 2^48, that wander past
  * 2^47 ticks from the chunk's base, that start at zero.
  */
@@ -289,13 +301,76 @@ static void test_chunk_loop_exact(void)
 
 	for (int vectors = 0; vectors <= 2; vectors++) { /* none, SSE2, AVX2: as the machine has */
 		ct_encode_run_vectors(vectors);
-		for (int quiet = 1; quiet >= 0; quiet--)
-			for (size_t k = 0; k < sizeof(starts) / sizeof(starts[0]); k++) {
-				size_t n = make_nested_from(r, N, starts[k], quiet);
-				check_chunk_encoding(r, n, back[k]);
-			}
+		for (int again = 0; again <= 1; again++) { /* calls made again: bits or codes */
+			ct_encoder_again(again);
+			for (int quiet = 1; quiet >= 0; quiet--)
+				for (size_t k = 0; k < sizeof(starts) / sizeof(starts[0]); k++) {
+					size_t n = make_nested_from(r, N, starts[k], quiet);
+					check_chunk_encoding(r, n, back[k]);
+				}
+		}
 	}
 	ct_encode_run_vectors(-1);
+	ct_encoder_again(-1);
+}
+
+/* r[0 .. n) into the words of one chunk, as the runtime writes them: returns the words. */
+static size_t chunk_words(const struct rec *r, size_t n, uint64_t *w)
+{
+	size_t nw = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t cfa = r[i].sp << 4;
+		if (r[i].kind == CT_EV_EXT) {
+			w[nw++] = ct_ev_word0(r[i].clock & CT_EV_CLOCK_MASK, 0);
+			w[nw++] = ct_ev_ext_word1(r[i].type, 1);
+			w[nw++] = r[i].payload;
+			continue;
+		}
+		w[nw++] = ct_ev_word0(r[i].clock & CT_EV_CLOCK_MASK, cfa);
+		w[nw++] = ct_ev_word1(r[i].kind, r[i].addr, cfa);
+	}
+	return nw;
+}
+
+/*
+ * Blocks one after the other through the same encoders, the loop's and the
+ * generic one's: streams of loops (calls made again, as bits) and of calls
+ * that seldom repeat (the blocks after a probe name them by their codes). A
+ * block must not see the open calls of the one before, whichever way it
+ * was encoded.
+ */
+static void test_again_blocks(void)
+{
+	enum { N = 8000 };
+	static struct rec r[N];
+	static uint64_t w[3 * N];
+	struct ct_encoder ref, e;
+	int kinds = 0;
+
+	ct_encoder_init(&ref, N, -1);
+	ct_encoder_init(&e, N, -1);
+	for (int b = 0; b < 40 && !ct_unit_failed; b++) {
+		size_t n = b % 5 < 2 ? make_nested_from(r, N, 1ull << 40, 1) : (make_records(r, N), N);
+		struct ct_chunk_job j[2];
+		for (int k = 0; k < 2; k++) {
+			memset(&j[k], 0, sizeof(j[k]));
+			j[k].d.base_clock = r[0].clock;
+			j[k].w = w;
+			j[k].nwords = chunk_words(r, n, w);
+			ct_encode_run_vectors(k ? -1 : CT_RUN_GENERIC);
+			ct_chunk_encode(k ? &e : &ref, &j[k]);
+		}
+		CHECK(j[0].out.len == j[1].out.len &&
+		      memcmp(j[0].out.data, j[1].out.data, j[0].out.len) == 0);
+		check_decodes_to(&j[1].out, r, n);
+		kinds |= j[1].hdr.codec & CT_CODEC_AGAIN ? 1 : 2;
+		ct_chunk_job_free(&j[0]);
+		ct_chunk_job_free(&j[1]);
+	}
+	CHECK(kinds == 3); /* blocks with calls made again as bits, and without */
+	ct_encode_run_vectors(-1);
+	ct_encoder_free(&e);
+	ct_encoder_free(&ref);
 }
 
 /*
@@ -506,6 +581,7 @@ int main(void)
 	RUN(test_round_trip);
 	RUN(test_nested);
 	RUN(test_chunk_loop_exact);
+	RUN(test_again_blocks);
 	RUN(test_clock_probe);
 	RUN(test_corruption);
 	RUN(test_escapes);
