@@ -81,12 +81,13 @@ static CT_HOT void ct_group_calls(struct ct_run *s, struct ct_enc_open *open, co
  * above the top. Word 1's kind bits (62, 63) are left out of the compare:
  * where a record is compared tells calls from returns. Nothing matches an
  * entry that no call of the block reached (a stack pointer no record has).
- * Each record is stored where it was compared: a call over
- * the last one made at its depth, a return over the call it closes, the
- * same but for the kind bits if it matched, so that the entries above the
- * top stay the last calls made there. The branch puts back what an
- * unmatched return wrote over. Which records are returns goes to ret.
- * Four instructions a record more than ct_group_calls.
+ *
+ * Each record is stored where it was compared: a call over the last one
+ * made at its depth, a return over the call it closes (the same but for
+ * the kind bits if it matched), so that the entries above the top stay the
+ * last calls made there. The branch puts back what an unmatched return
+ * wrote over. Which records are returns goes to ret. Four instructions a
+ * record more than ct_group_calls, paid only in such blocks.
  */
 static CT_HOT void ct_group_calls_again(struct ct_run *s, struct ct_enc_open *open,
 					const uint64_t *p, uint32_t n, struct ct_group *g)

@@ -9,7 +9,9 @@
  * the words into calls and returns (a kind of 1 or 2, clocks a few ticks
  * apart from the base, the other bits as given), so that most groups take
  * the loop's passes; bits 1-2 pick the chunk's flags (published, salvaged,
- * live, a snapshot's).
+ * live, a snapshot's); bit 3 whether calls made again are bits (format 7);
+ * bit 4 makes loops of the shaped records: a quarter of them take the
+ * function and stack pointer of one 2 to 5 records before.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,10 +25,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_WORDS 8192
 
 /* Calls and returns: each record's kind from a bit of word 1, its clock a byte's worth on. */
-static void shape(uint64_t *w, size_t nw, uint64_t base)
+static void shape(uint64_t *w, size_t nw, uint64_t base, int loops)
 {
 	uint64_t clock = base;
 	for (size_t i = 0; i + 1 < nw; i += 2) {
+		size_t back = 2 * (2 + (w[i] >> 54 & 3));
+		if (loops && !(w[i] >> 52 & 3) && i >= back) { /* a call or return again */
+			w[i] = (w[i] & ~UINT64_C(0xffff)) | (w[i - back] & 0xffff);
+			uint64_t top = UINT64_C(1) << 63; /* the kind's bit, the record's own */
+			w[i + 1] = (w[i + 1] & top) | (w[i + 1 - back] & ~top);
+		}
 		clock += w[i] >> 56; /* 0 to 255 ticks: some do not fit a byte */
 		w[i] = (clock & CT_EV_CLOCK_MASK) << 16 | (w[i] & 0xffff);
 		w[i + 1] = (w[i + 1] & ~(UINT64_C(3) << 62)) | (1 + (w[i + 1] >> 63)) << 62;
@@ -91,7 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t nw = (size - 9) / 8 < MAX_WORDS ? (size - 9) / 8 : MAX_WORDS;
 	memcpy(w, data + 9, nw * 8);
 	if (mode & 1)
-		shape(w, nw, base);
+		shape(w, nw, base, mode >> 4 & 1);
+	ct_encoder_again(mode >> 3 & 1);
 
 	ct_encoder_init(&e, (uint32_t)(nw / 2 + 1), -1);
 	encode(&e, &ref, w, nw, base, flags[mode >> 1 & 3], CT_RUN_GENERIC);
@@ -105,5 +114,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ct_chunk_job_free(&ref);
 	ct_encoder_free(&e);
 	ct_encode_run_vectors(-1);
+	ct_encoder_again(-1);
 	return 0;
 }

@@ -15,8 +15,8 @@
 # A trace over 64 KiB is an error: the seeds must stay small for the fuzzers
 # to mutate them quickly. The corpus is committed (a fuzz run is then
 # reproducible); run this again when the format changes. Seeds named planes_*
-# (format 4) and compact_* (format 5) are kept as they are, so that the readers
-# of older formats are fuzzed too.
+# (format 4), compact_* (format 5) and huff_* (format 6) are kept as they are,
+# so that the readers of older formats are fuzzed too.
 set -eu
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${BUILD:-build}
@@ -33,8 +33,9 @@ MAX=65536
 
 [ -x "$CT" ] || { echo "make-corpus.sh: $CT is missing: run make" >&2; exit 1; }
 mkdir -p "$OUT" "$C/reader" "$C/events"
-# older formats' seeds (planes_*: format 4, compact_*: format 5) are kept
-find "$C/reader" "$C/events" -type f ! -name 'planes_*' ! -name 'compact_*' -delete
+# older formats' seeds (planes_*: format 4, compact_*: format 5, huff_*: format 6) are kept
+find "$C/reader" "$C/events" -type f ! -name 'planes_*' ! -name 'compact_*' ! -name 'huff_*' \
+	-delete
 
 # build NAME SRC CC FLAGS...: the program $OUT/NAME
 build() {
