@@ -263,7 +263,7 @@ void ct_encoder_finish(struct ct_encoder *e)
 	uint64_t again = 0;
 
 	for (uint32_t i = 0; e->again_on && i < (nrec + 63) / 64; i++)
-		again += (uint64_t)__builtin_popcountll(e->again[i]);
+		again += ct_popcount64(e->again[i]);
 	if (e->again_on)
 		e->again_rich = again * 8 >= nrec;
 	h->last_clock = e->last_clock;
@@ -383,10 +383,10 @@ static uint64_t ct_count_again(const uint8_t *bits, const uint8_t *again, uint64
 	for (; i + 8 <= len; i += 8) {
 		memcpy(&a, bits + i, 8);
 		memcpy(&b, again + i, 8);
-		n += (uint64_t)__builtin_popcountll(a & b);
+		n += ct_popcount64(a & b);
 	}
 	for (; i < len; i++)
-		n += (uint64_t)__builtin_popcount(bits[i] & again[i]);
+		n += ct_popcount64((uint64_t)(bits[i] & again[i]));
 	return n;
 }
 

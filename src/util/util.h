@@ -75,6 +75,18 @@ static inline const uint8_t *ct_get_varint(const uint8_t *p, const uint8_t *end,
 	return NULL;
 }
 
+/*
+ * The bits set in v, in a dozen instructions: the builtin is a call into
+ * libgcc on x86-64 machines built without POPCNT, the baseline.
+ */
+static inline uint64_t ct_popcount64(uint64_t v)
+{
+	v -= v >> 1 & UINT64_C(0x5555555555555555);
+	v = (v & UINT64_C(0x3333333333333333)) + (v >> 2 & UINT64_C(0x3333333333333333));
+	v = (v + (v >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return v * UINT64_C(0x0101010101010101) >> 56;
+}
+
 static inline uint64_t ct_zigzag(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
