@@ -171,6 +171,32 @@ static void check_decodes_to(const struct ct_buf *out, const struct rec *r, size
 	ct_decoder_free(&d);
 }
 
+/*
+ * r[0 .. n) into the words of one chunk, as the runtime writes them, with an
+ * empty slot (a signal handler's jump left it, skipped) after every
+ * empty_every-th record if not 0: returns the words.
+ */
+static size_t chunk_words(const struct rec *r, size_t n, uint64_t *w, size_t empty_every)
+{
+	size_t nw = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t cfa = r[i].sp << 4;
+		if (r[i].kind == CT_EV_EXT) { /* a lost record, one word of payload */
+			w[nw++] = ct_ev_word0(r[i].clock & CT_EV_CLOCK_MASK, 0);
+			w[nw++] = ct_ev_ext_word1(r[i].type, 1);
+			w[nw++] = r[i].payload;
+			continue;
+		}
+		w[nw++] = ct_ev_word0(r[i].clock & CT_EV_CLOCK_MASK, cfa);
+		w[nw++] = ct_ev_word1(r[i].kind, r[i].addr, cfa);
+		if (empty_every && i % empty_every == 0) {
+			w[nw++] = 0;
+			w[nw++] = 0;
+		}
+	}
+	return nw;
+}
+
 /* The same records through the generic encoder and through the recorder's chunk loop. */
 static void test_nested(void)
 {
@@ -186,26 +212,10 @@ static void test_nested(void)
 		encode(&e, r, n);
 		CHECK(e.hdr.codec & CT_CODEC_AGAIN); /* calls made again are bits */
 		check_decodes_to(&e.out, r, n);
-		size_t nw = 0;
-		for (size_t i = 0; i < n; i++) {
-			uint64_t cfa = r[i].sp << 4;
-			if (r[i].kind == CT_EV_EXT) { /* a lost record, one word of payload */
-				w[nw++] = ct_ev_word0(r[i].clock & CT_EV_CLOCK_MASK, 0);
-				w[nw++] = ct_ev_ext_word1(r[i].type, 1);
-				w[nw++] = r[i].payload;
-				continue;
-			}
-			w[nw++] = ct_ev_word0(r[i].clock & CT_EV_CLOCK_MASK, cfa);
-			w[nw++] = ct_ev_word1(r[i].kind, r[i].addr, cfa);
-			if (i % 97 == 0) { /* a slot a signal handler's jump left empty: skipped */
-				w[nw++] = 0;
-				w[nw++] = 0;
-			}
-		}
 		memset(&j, 0, sizeof(j));
 		j.d.base_clock = r[0].clock;
 		j.w = w;
-		j.nwords = nw;
+		j.nwords = chunk_words(r, n, w, 97);
 		ct_chunk_encode(&e, &j);
 		check_decodes_to(&j.out, r, n);
 		ct_chunk_job_free(&j);
@@ -314,24 +324,6 @@ static void test_chunk_loop_exact(void)
 	ct_encoder_again(-1);
 }
 
-/* r[0 .. n) into the words of one chunk, as the runtime writes them: returns the words. */
-static size_t chunk_words(const struct rec *r, size_t n, uint64_t *w)
-{
-	size_t nw = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t cfa = r[i].sp << 4;
-		if (r[i].kind == CT_EV_EXT) {
-			w[nw++] = ct_ev_word0(r[i].clock & CT_EV_CLOCK_MASK, 0);
-			w[nw++] = ct_ev_ext_word1(r[i].type, 1);
-			w[nw++] = r[i].payload;
-			continue;
-		}
-		w[nw++] = ct_ev_word0(r[i].clock & CT_EV_CLOCK_MASK, cfa);
-		w[nw++] = ct_ev_word1(r[i].kind, r[i].addr, cfa);
-	}
-	return nw;
-}
-
 /*
  * Blocks one after the other through the same encoders, the loop's and the
  * generic one's: streams of loops (calls made again, as bits) and of calls
@@ -356,7 +348,7 @@ static void test_again_blocks(void)
 			memset(&j[k], 0, sizeof(j[k]));
 			j[k].d.base_clock = r[0].clock;
 			j[k].w = w;
-			j[k].nwords = chunk_words(r, n, w);
+			j[k].nwords = chunk_words(r, n, w, 0);
 			ct_encode_run_vectors(k ? -1 : CT_RUN_GENERIC);
 			ct_chunk_encode(k ? &e : &ref, &j[k]);
 		}
