@@ -13,8 +13,8 @@
  * -g: consecutive chunks of a thread encoded into one block, as the
  * collector groups them (8, the default, at most; 1: a block a chunk).
  * -v LEVEL: the vector registers the recorder's loop may use, 0 none (as on
- * aarch64 today), 1 SSE2 (as on an x86-64 without AVX2), 2 AVX2 (the
- * default: the widest the machine has).
+ * aarch64 today), 1 SSE2 (as on an x86-64 without AVX2), 2 AVX2, 3 AVX-512
+ * (the default: the widest the machine has).
  *
  * Per variant, medians over the rounds: events per second (wall), CPU
  * nanoseconds per event (all threads), bytes per event of the blocks. The

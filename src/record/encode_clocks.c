@@ -56,8 +56,15 @@ static uint32_t ct_clocks_wide(const uint64_t *p, uint32_t j, uint32_t n, uint8_
 #ifdef __x86_64__
 	static int widest; /* 0: not asked yet; the same answer in every thread */
 	if (!widest)
-		widest = __builtin_cpu_supports("avx2") ? 2 : 1;
+		widest = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+					 __builtin_cpu_supports("avx512vl")
+				 ? 3
+			 : __builtin_cpu_supports("avx2") ? 2
+							   : 1;
 	int level = ct_run_vectors < 0 || ct_run_vectors > widest ? widest : ct_run_vectors;
+	if (level == 3) /* the group's last records, fewer than eight, four at a time */
+		return ct_clocks_avx2(p, ct_clocks_avx512(p, j, n, cp, g, far_bias), n, cp, g,
+				      far_bias);
 	if (level == 2)
 		return ct_clocks_avx2(p, j, n, cp, g, far_bias);
 	if (level == 1)

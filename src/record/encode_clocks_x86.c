@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The clock pass (encode_clocks.c) in x86's vector registers: SSE2, which
- * every x86-64 has, and AVX2 where the machine has it.
+ * every x86-64 has, AVX2 and AVX-512 where the machine has them.
  */
 #ifdef __x86_64__
 #include <immintrin.h>
@@ -130,6 +130,64 @@ __attribute__((target("avx2"))) uint32_t ct_clocks_avx2(const uint64_t *p, uint3
 	g->kinds &= (uint64_t)_mm_cvtsi128_si64(_mm_and_si128(k, _mm_unpackhi_epi64(k, k)));
 	g->far |= (uint64_t)_mm_cvtsi128_si64(_mm_or_si128(f, _mm_unpackhi_epi64(f, f)));
 	g->zero |= (uint64_t)!_mm256_testz_si256(zero, zero);
+	g->wide |= wide;
+	return j;
+}
+
+/*
+ * ct_clocks_scalar from record j (the words before it readable), eight
+ * records at a time in 512-bit registers (AVX-512 F, BW, VL: x86-64-v4):
+ * returns where it stopped. Two permutes of two loads give the eight words
+ * 0 and words 1 in order; the word 0 and stack pointer of the record before
+ * each come from the same registers shifted by a lane, with the last of the
+ * eight before carried in.
+ */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) uint32_t
+ct_clocks_avx512(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp, struct ct_group *g,
+		 uint64_t far_bias)
+{
+	const __m512i clock_bits = _mm512_set1_epi64((long long)CT_CLOCK_BITS);
+	const __m512i fits = _mm512_set1_epi64(0xfe), bias = _mm512_set1_epi64((long long)far_bias);
+	const __m512i lo16 = _mm512_set1_epi64(0xffff), hi15 = _mm512_set1_epi64(0x7fff0000);
+	const __m512i low32 = _mm512_set1_epi64(0xffffffff);
+	const __m512i evens = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
+	const __m512i odds = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+	__m512i kinds = _mm512_set1_epi64(-1), far = _mm512_setzero_si512();
+	uint64_t wide = 0, zero = 0;
+
+	if (j + 8 > n)
+		return j;
+	const uint64_t *q = p + 2 * j;
+	__m512i w0_before = _mm512_set1_epi64((long long)q[-2]);
+	__m512i sp_before = _mm512_set1_epi64((long long)ct_ev_sp(q[-2], q[-1]));
+	for (; j + 8 <= n; j += 8) {
+		q = p + 2 * j;
+		__m512i a = _mm512_loadu_si512((const void *)q);
+		__m512i b = _mm512_loadu_si512((const void *)(q + 8));
+		__m512i w0 = _mm512_permutex2var_epi64(a, evens, b);
+		__m512i w1 = _mm512_permutex2var_epi64(a, odds, b);
+		__m512i c = _mm512_and_si512(w0, clock_bits);
+		__m512i before = _mm512_and_si512(_mm512_alignr_epi64(w0, w0_before, 7), clock_bits);
+		w0_before = w0;
+		kinds = _mm512_and_si512(kinds, _mm512_xor_si512(w1, _mm512_add_epi64(w1, w1)));
+		far = _mm512_or_si512(far, _mm512_add_epi64(c, bias));
+		zero |= _mm512_testn_epi64_mask(c, c);
+		__m512i d = _mm512_srli_epi64(_mm512_sub_epi64(c, before), 16);
+		wide |= (uint64_t)_mm512_cmpgt_epu64_mask(d, fits) << j;
+		_mm_storel_epi64((__m128i *)(cp + j), _mm512_cvtepi64_epi8(d));
+		/* stack pointers take 31 bits: their difference's zigzag is a 32-bit one */
+		__m512i sp = _mm512_or_si512(_mm512_and_si512(w0, lo16),
+					     _mm512_and_si512(_mm512_srli_epi64(w1, 31), hi15));
+		__m512i dsp = _mm512_sub_epi64(sp, _mm512_alignr_epi64(sp, sp_before, 7));
+		sp_before = sp;
+		__m512i zs = _mm512_and_si512(_mm512_xor_si512(_mm512_slli_epi32(dsp, 1),
+							       _mm512_srai_epi32(dsp, 31)),
+					      low32);
+		_mm512_storeu_si512((void *)(g->zs + j), zs);
+	}
+	g->kinds &= (uint64_t)_mm512_reduce_and_epi64(kinds);
+	g->far |= (uint64_t)_mm512_reduce_or_epi64(far);
+	g->zero |= zero != 0;
 	g->wide |= wide;
 	return j;
 }

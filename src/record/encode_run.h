@@ -50,13 +50,15 @@ int ct_group_clocks(const struct ct_run *s, const uint64_t *p, uint32_t n, struc
 #ifdef __x86_64__
 /*
  * Records j to n of a group in vector registers (encode_clocks_x86.c), the
- * words before record j readable: SSE2 two at a time, AVX2 four; each
- * returns where it stopped, the rest being ct_clocks_scalar's.
+ * words before record j readable: SSE2 two at a time, AVX2 four, AVX-512
+ * eight; each returns where it stopped, the rest being the narrower ones'.
  */
 uint32_t ct_clocks_sse2(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp, struct ct_group *g,
 			uint64_t far_bias);
 uint32_t ct_clocks_avx2(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp, struct ct_group *g,
 			uint64_t far_bias);
+uint32_t ct_clocks_avx512(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp,
+			  struct ct_group *g, uint64_t far_bias);
 #endif
 
 #endif

@@ -105,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ct_encoder_init(&e, (uint32_t)(nw / 2 + 1), -1);
 	encode(&e, &ref, w, nw, base, flags[mode >> 1 & 3], CT_RUN_GENERIC);
 	decodes(&ref);
-	for (int level = 0; level <= 2; level++) {
+	for (int level = 0; level <= 3; level++) {
 		encode(&e, &j, w, nw, base, flags[mode >> 1 & 3], level);
 		if (!same_block(&ref, &j))
 			abort(); /* the loop and the generic encoder disagree */
