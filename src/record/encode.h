@@ -97,9 +97,9 @@ static inline uint64_t ct_clock_from_base(uint64_t base16, uint64_t w0)
 uint64_t ct_encode_run(struct ct_encoder *e, const uint64_t *w, uint64_t i, uint64_t nwords,
 		       uint64_t base, uint64_t *last);
 /*
- * The vector registers that loop's first pass may use: 0 none, 1 SSE2, 2
- * AVX2, 3 AVX-512 (as far as the machine has them), -1 the widest it has
- * (the default);
+ * The vector registers that loop's first pass may use: 0 none, 1 SSE2 (on
+ * aarch64 NEON), 2 AVX2, 3 AVX-512 (as far as the machine has them), -1 the
+ * widest it has (the default);
  * CT_RUN_GENERIC, no loop: every record through the generic encoder, the
  * reference the others must give byte for byte. For the tests, the fuzzer
  * and the benchmark, before any encoding.

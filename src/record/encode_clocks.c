@@ -2,7 +2,8 @@
 /*
  * The clock pass of the recorder's loop (encode_run.c): a group's clock
  * bytes, stack deltas and checks, in the widest vector registers the
- * machine has (encode_clocks_x86.c), one record at a time for the rest.
+ * machine has (encode_clocks_x86.c, encode_clocks_arm64.c), one record at a
+ * time for the rest.
  */
 #include "encode_run.h"
 
@@ -69,6 +70,9 @@ static uint32_t ct_clocks_wide(const uint64_t *p, uint32_t j, uint32_t n, uint8_
 		return ct_clocks_avx2(p, j, n, cp, g, far_bias);
 	if (level == 1)
 		return ct_clocks_sse2(p, j, n, cp, g, far_bias);
+#elif defined(__aarch64__)
+	if (ct_run_vectors < 0 || ct_run_vectors >= 1) /* NEON: every aarch64 has it */
+		return ct_clocks_neon(p, j, n, cp, g, far_bias);
 #endif
 	(void)p, (void)n, (void)cp, (void)g, (void)far_bias;
 	return j;

@@ -24,6 +24,9 @@
 # --libcalls on tests/libcalls/calls.c built with -fno-plt, and with BTI (and PAC)
 # PLT entries (-z force-bti, -z pac-plt).
 #
+# And tests/unit/test_codec.c built for the target: the recorder's encoding loop
+# (its NEON clock pass) byte for byte the generic encoder's, as on the host.
+#
 # And tests/cross/ptrace.sh: the aarch64 ptrace tracer's own parts, with a signal
 # handler's ucontext for the tracee's registers, and record --method=ptrace and
 # attach saying they are not tested on aarch64 before they fail in one line.
@@ -371,5 +374,25 @@ else
 			bad "cross/libcalls/$v/host-reader" "the host's replay differs from the target's" "$D/host.err"
 		fi
 	done
+fi
+
+# ---- the encoder on the target: its loop (NEON's clock pass) against the generic one ----
+# tests/unit/test_codec.c built for the target against its objects: the blocks the
+# recorder's loop makes, byte for byte the generic encoder's, and decoded back
+U=$OUT/unit
+mkdir -p "$U"
+uobjs=$(find "$B/obj" -name '*.o' ! -path '*/cli/*' ! -path '*/wrapper/*' | sort |
+	while read -r o; do s=${o#"$B"/obj/}; [ -f "$ROOT/src/${s%.o}.c" ] && echo "$o"; done)
+# shellcheck disable=SC2086 # the objects, one word each
+if "$TRIPLE-gcc" -std=gnu11 -O1 -g -D_GNU_SOURCE -I"$ROOT" -o "$U/test_codec" \
+	"$ROOT/tests/unit/test_codec.c" $uobjs -ldw -lelf -lzstd -lstdc++ -lm -ldl 2>"$U/build.err"; then
+	timeout -k 5 300 "$U/test_codec" 2>&1 | sed 's|^ok unit/|ok cross/unit/|; s|^FAIL unit/|FAIL cross/unit/|' \
+		>"$U/lines"
+	grep '^FAIL' "$U/lines" || true
+	tally "$U/lines"
+	grep -q '^ok cross/unit/test_chunk_loop_exact' "$U/lines" ||
+		bad cross/unit/test_codec "it stopped before its loop's test" "$U/lines"
+else
+	bad cross/unit/test_codec "the cross gcc cannot build tests/unit/test_codec.c" "$U/build.err"
 fi
 finish
