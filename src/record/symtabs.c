@@ -65,6 +65,10 @@ static void ct_write_symtab(struct ct_collector *c, const struct ct_rec_module *
 	struct ct_symtab_hdr h = { .nsyms = (uint32_t)funcs.n,
 				   .path_len = (uint32_t)strlen(m->path) + 1,
 				   .build_id_len = m->build_id_len };
+	size_t bytes = sizeof(h) + h.path_len;
+	for (size_t i = 0; i < funcs.n; i++) /* the block's size first: one allocation */
+		bytes += 16 + strlen(funcs.syms[i].name) + 1;
+	ct_buf_reserve(&b, bytes);
 	memcpy(h.build_id, m->build_id, sizeof(h.build_id));
 	ct_buf_append(&b, &h, sizeof(h));
 	ct_buf_append(&b, m->path, h.path_len);
