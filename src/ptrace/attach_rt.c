@@ -187,6 +187,61 @@ int ct_pt_rt_load(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_
 	return r;
 }
 
+#define CT_RT_ENTRY_STEPS 8 /* a prologue's instructions before the patch's jump ends */
+
+/*
+ * A thread stopped a few bytes into a function, inside what the patch's
+ * jump will cover (on x86-64 the first CT_PATCH_JUMP_LEN bytes: a push, an
+ * endbr64 behind it), would go on in the middle of that jump once the
+ * runtime writes it. Such a thread is stepped past those bytes first. A
+ * thread in a system call is not stepped (it is not in a prologue). One in
+ * 300 attaches to tests/ptrace/worker crashed so, a thread stopped after
+ * step()'s two pushes.
+ */
+static void ct_rt_step_past_entries(struct ct_tracer *tr, struct ct_pt_proc *p)
+{
+	size_t cap = 64, n;
+	struct ct_pt_thread **ts = ct_malloc(cap * sizeof(*ts));
+	uint64_t *pc = ct_malloc(cap * sizeof(*pc)), *off = ct_malloc(cap * sizeof(*off));
+	for (int round = 0; round < CT_RT_ENTRY_STEPS; round++) {
+		struct ct_pt_thread *t;
+		ct_regs r;
+		n = 0;
+		for (size_t pos = 0; (t = ct_pt_next_with_regs(tr, p, &pos, &r));) {
+			if (ct_pt_in_syscall(t, &r))
+				continue;
+			if (n == cap) {
+				cap *= 2;
+				ts = ct_realloc(ts, cap * sizeof(*ts));
+				pc = ct_realloc(pc, cap * sizeof(*pc));
+				off = ct_realloc(off, cap * sizeof(*off));
+			}
+			ts[n] = t;
+			pc[n++] = ct_regs_pc(&r);
+		}
+		if (!n || ct_pt_function_offsets(p, pc, n, off) < 0)
+			break;
+		int stepped = 0;
+		for (size_t i = 0; i < n; i++) {
+			int st;
+			if (off[i] == 0 || off[i] >= CT_PATCH_JUMP_LEN ||
+			    ptrace(PTRACE_SINGLESTEP, ts[i]->tid, 0, 0) < 0)
+				continue;
+			pid_t w = ct_pt_wait_tid(NULL, ts[i]->tid, &st, CT_PT_STOP_WAIT_MS, NULL, NULL);
+			if (w < 0 || !WIFSTOPPED(st))
+				continue;
+			if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSTOP)
+				ts[i]->pending_sig = WSTOPSIG(st);
+			stepped = 1;
+		}
+		if (!stepped)
+			break;
+	}
+	free(ts);
+	free(pc);
+	free(off);
+}
+
 static int ct_rt_start(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_attach_opts *o,
 		       char *err, size_t errlen)
 {
@@ -212,6 +267,7 @@ static int ct_rt_start(struct ct_tracer *tr, struct ct_pt_thread *t, const struc
 	}
 	int ok;
 	uint64_t args[2] = { p->rt_buf + CT_RT_CONF_AT, conflen };
+	ct_rt_step_past_entries(tr, p);
 	long r = ct_pt_write(p->space, args[0], conf, conflen) == 0 ?
 			 ct_pt_inject_call(tr, t, start.addr, args, 2, &ok) :
 			 -EFAULT;

@@ -227,6 +227,8 @@ int ct_pt_auxv(pid_t pid, uint64_t type, uint64_t *out);
 typedef void (*ct_open_calls_fn)(struct ct_tracer *tr, struct ct_pt_thread *t,
 				 const struct ct_pt_frame *frames, size_t n, void *arg);
 int ct_pt_open_calls(struct ct_tracer *tr, struct ct_pt_proc *p, ct_open_calls_fn fn, void *arg);
+/* How far into its function (by p's symbols) each pc is: UINT64_MAX if in none; -1 on failure. */
+int ct_pt_function_offsets(struct ct_pt_proc *p, const uint64_t *pc, size_t n, uint64_t *off);
 
 /* stops.c: one stop of a thread */
 /* A call the tracer follows from now on (entered, or under way at the attach). */

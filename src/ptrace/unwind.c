@@ -88,6 +88,26 @@ static size_t ct_thread_calls(struct ct_unwound *u, pid_t tid, struct ct_pt_fram
 	return n;
 }
 
+int ct_pt_function_offsets(struct ct_pt_proc *p, const uint64_t *pc, size_t n, uint64_t *off)
+{
+	static const Dwfl_Callbacks cb = { .find_elf = dwfl_linux_proc_find_elf,
+					   .find_debuginfo = dwfl_standard_find_debuginfo };
+	Dwfl *dwfl = dwfl_begin(&cb);
+	int r = -1;
+	if (dwfl && dwfl_linux_proc_report(dwfl, p->pid) == 0 &&
+	    dwfl_report_end(dwfl, NULL, NULL) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			const char *name;
+			uint64_t fn = ct_function_at(dwfl, pc[i], &name);
+			off[i] = fn ? pc[i] - fn : UINT64_MAX;
+		}
+		r = 0;
+	}
+	if (dwfl)
+		dwfl_end(dwfl);
+	return r;
+}
+
 int ct_pt_open_calls(struct ct_tracer *tr, struct ct_pt_proc *p, ct_open_calls_fn fn, void *arg)
 {
 	static const Dwfl_Callbacks cb = { .find_elf = dwfl_linux_proc_find_elf,

@@ -10,8 +10,9 @@
 #  - attach: a multi-threaded program that checks its own results is
 #    attached to and detached from 20 times; it must finish with every
 #    result right, no int3 left at any function, no mapping of ours left,
-#    no tracer; a program that forks; the errors (no such process, already
-#    traced, not permitted, bad options).
+#    no tracer; a program that forks; threads stopped a few bytes into a
+#    function the runtime patches (entry_window.c); the errors (no such
+#    process, already traced, not permitted, bad options).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/suite.sh"
 suite ptrace
@@ -275,6 +276,34 @@ for m in ptrace runtime; do
 	attach_runs $m
 	attach_fork $m
 done
+
+# ---- threads stopped inside the bytes a patch's jump covers ---------------------------------
+# entry_window.c: two threads spend their time a few bytes into slow_entry (a push and two
+# CPUIDs). Before the runtime patches it, such a thread is stepped past those bytes: else it
+# would go on in the middle of the jump (SIGSEGV at the first attach, before the fix).
+if [ "$(uname -m)" = x86_64 ] && gcc -O2 -g -pthread -o entry_window "$here/entry_window.c"; then
+	./entry_window >entry-window.out 2>&1 &
+	epid=$!
+	sleep 0.3
+	ok_runs=0
+	for i in 1 2 3 4 5; do
+		ct attach -q --method=runtime -p "$epid" --duration 50ms -o "entry-window$i.data" \
+			2>>entry-window.err && ok_runs=$((ok_runs + 1))
+		sleep 0.35
+	done
+	kill -USR1 "$epid" 2>/dev/null
+	reap "$epid"
+	st=$?
+	[ $st = 0 ] && grep -q '^bad=0$' entry-window.out && [ $ok_runs = 5 ] &&
+		pass attach/entry-window-results-right ||
+		fail attach/entry-window-results-right "$ok_runs of 5 attaches, status $st" \
+			entry-window.err
+	n=$(ct report -i entry-window5.data --json 2>/dev/null | "$PY" -c '
+import json, sys
+print(sum(e["calls"] for e in json.load(sys.stdin) if e["name"] == "slow_entry"))' 2>/dev/null)
+	[ "${n:-0}" -gt 0 ] && pass attach/entry-window-traced ||
+		fail attach/entry-window-traced "slow_entry not in the last attach's trace"
+fi
 
 # ---- calls under way at the attach: their returns are shown ------------------------------
 gcc -O2 -g -o before_attach "$here/before_attach.c" || fail before_attach/build "gcc failed"
