@@ -56,12 +56,12 @@ static uint32_t ct_clocks_wide(const uint64_t *p, uint32_t j, uint32_t n, uint8_
 {
 #ifdef __x86_64__
 	static int widest; /* 0: not asked yet; the same answer in every thread */
-	if (!widest)
-		widest = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-					 __builtin_cpu_supports("avx512vl")
-				 ? 3
-			 : __builtin_cpu_supports("avx2") ? 2
-							   : 1;
+	if (!widest) {
+		int avx512 = __builtin_cpu_supports("avx512f") &&
+			     __builtin_cpu_supports("avx512bw") &&
+			     __builtin_cpu_supports("avx512vl");
+		widest = avx512 ? 3 : __builtin_cpu_supports("avx2") ? 2 : 1;
+	}
 	int level = ct_run_vectors < 0 || ct_run_vectors > widest ? widest : ct_run_vectors;
 	if (level == 3) /* the group's last records, fewer than eight, four at a time */
 		return ct_clocks_avx2(p, ct_clocks_avx512(p, j, n, cp, g, far_bias), n, cp, g,
@@ -114,4 +114,3 @@ int ct_group_clocks(const struct ct_run *s, const uint64_t *p, uint32_t n, struc
 	g->zs[0] = ct_zigzag((int64_t)(ct_ev_sp(p[0], p[1]) - s->ls));
 	return (g->kinds >> 63) && !(g->far >> 63) && !g->zero;
 }
-

@@ -22,7 +22,7 @@ uint32_t ct_clocks_neon(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp, 
 	const uint64x2_t bias = vdupq_n_u64(far_bias), lo16 = vdupq_n_u64(0xffff);
 	const uint64x2_t hi15 = vdupq_n_u64(0x7fff0000), low32 = vdupq_n_u64(0xffffffff);
 	/* the low byte of each lane of two registers, in order: a table lookup */
-	const uint8x16_t low_bytes = { 0, 8, 16, 24, 255, 255, 255, 255,
+	const uint8x16_t low_bytes = { 0,   8,	 16,  24,  255, 255, 255, 255,
 				       255, 255, 255, 255, 255, 255, 255, 255 };
 	const uint32x4_t record_bit = { 1, 2, 4, 8 };
 	uint64x2_t kinds = vdupq_n_u64(UINT64_MAX), far = vdupq_n_u64(0), zero = vdupq_n_u64(0);
@@ -36,7 +36,8 @@ uint32_t ct_clocks_neon(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp, 
 	uint64x2_t sp_before = vdupq_n_u64(ct_ev_sp(q[-2], q[-1]));
 	for (; j + 4 <= n; j += 4, q += 8, zs += 4) {
 		uint64x2x2_t a = vld2q_u64(q), b = vld2q_u64(q + 4); /* val[0]: words 0 */
-		uint64x2_t c0 = vandq_u64(a.val[0], clock_bits), c1 = vandq_u64(b.val[0], clock_bits);
+		uint64x2_t c0 = vandq_u64(a.val[0], clock_bits),
+			   c1 = vandq_u64(b.val[0], clock_bits);
 		uint64x2_t p0 = vextq_u64(c_before, c0, 1), p1 = vextq_u64(c0, c1, 1);
 		c_before = c1;
 		kinds = vandq_u64(kinds, veorq_u64(a.val[1], vaddq_u64(a.val[1], a.val[1])));
@@ -61,9 +62,11 @@ uint32_t ct_clocks_neon(const uint64_t *p, uint32_t j, uint32_t n, uint8_t *cp, 
 		int32x4_t e1 = vreinterpretq_s32_u64(vsubq_u64(s1, vextq_u64(s0, s1, 1)));
 		sp_before = s1;
 		uint64x2_t z0 = vandq_u64(
-			vreinterpretq_u64_s32(veorq_s32(vshlq_n_s32(e0, 1), vshrq_n_s32(e0, 31))), low32);
+			vreinterpretq_u64_s32(veorq_s32(vshlq_n_s32(e0, 1), vshrq_n_s32(e0, 31))),
+			low32);
 		uint64x2_t z1 = vandq_u64(
-			vreinterpretq_u64_s32(veorq_s32(vshlq_n_s32(e1, 1), vshrq_n_s32(e1, 31))), low32);
+			vreinterpretq_u64_s32(veorq_s32(vshlq_n_s32(e1, 1), vshrq_n_s32(e1, 31))),
+			low32);
 		vst1q_u64(zs, z0);
 		vst1q_u64(zs + 2, z1);
 	}
