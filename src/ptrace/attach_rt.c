@@ -190,6 +190,31 @@ int ct_pt_rt_load(struct ct_tracer *tr, struct ct_pt_thread *t, const struct ct_
 #define CT_RT_ENTRY_STEPS 8 /* a prologue's instructions before the patch's jump ends */
 
 /*
+ * One instruction of t: 0 once it stopped after it (a signal that came
+ * meanwhile kept for its resumption). A step that does not come back (a
+ * system call that waits) leaves t running, marked released: the caller
+ * stops it again (ct_pt_stop_released).
+ */
+static int ct_rt_step(struct ct_tracer *tr, struct ct_pt_thread *t)
+{
+	int st;
+	if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
+		return -1;
+	if (ct_pt_wait_tid(NULL, t->tid, &st, CT_PT_STOP_WAIT_MS, NULL, NULL) < 0) {
+		if (errno == ETIMEDOUT) {
+			t->released = 1;
+			tr->nreleased++;
+		}
+		return -1;
+	}
+	if (!WIFSTOPPED(st))
+		return -1;
+	if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSTOP)
+		t->pending_sig = WSTOPSIG(st);
+	return 0;
+}
+
+/*
  * A thread stopped a few bytes into a function, inside what the patch's
  * jump will cover (on x86-64 the first CT_PATCH_JUMP_LEN bytes: a push, an
  * endbr64 behind it), would go on in the middle of that jump once the
@@ -222,21 +247,13 @@ static void ct_rt_step_past_entries(struct ct_tracer *tr, struct ct_pt_proc *p)
 		if (!n || ct_pt_function_offsets(p, pc, n, off) < 0)
 			break;
 		int stepped = 0;
-		for (size_t i = 0; i < n; i++) {
-			int st;
-			if (off[i] == 0 || off[i] >= CT_PATCH_JUMP_LEN ||
-			    ptrace(PTRACE_SINGLESTEP, ts[i]->tid, 0, 0) < 0)
-				continue;
-			pid_t w = ct_pt_wait_tid(NULL, ts[i]->tid, &st, CT_PT_STOP_WAIT_MS, NULL, NULL);
-			if (w < 0 || !WIFSTOPPED(st))
-				continue;
-			if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSTOP)
-				ts[i]->pending_sig = WSTOPSIG(st);
-			stepped = 1;
-		}
+		for (size_t i = 0; i < n; i++)
+			if (off[i] && off[i] < CT_PATCH_JUMP_LEN && ct_rt_step(tr, ts[i]) == 0)
+				stepped = 1;
 		if (!stepped)
 			break;
 	}
+	ct_pt_stop_released(tr);
 	free(ts);
 	free(pc);
 	free(off);
@@ -445,18 +462,11 @@ static int ct_rt_in_code(const struct ct_pt_thread *t)
 }
 
 /* A thread in the middle of a hook finishes it: none may touch the pool once it is gone. */
-static void ct_rt_step_out(struct ct_pt_thread *t)
+static void ct_rt_step_out(struct ct_tracer *tr, struct ct_pt_thread *t)
 {
-	for (int i = 0; i < CT_RT_MAX_STEPS && ct_rt_in_code(t); i++) {
-		int st;
-		if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
+	for (int i = 0; i < CT_RT_MAX_STEPS && ct_rt_in_code(t); i++)
+		if (ct_rt_step(tr, t) < 0)
 			return;
-		pid_t r = ct_pt_wait_tid(NULL, t->tid, &st, CT_PT_STOP_WAIT_MS, NULL, NULL);
-		if (r < 0 || !WIFSTOPPED(st))
-			return;
-		if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSTOP)
-			t->pending_sig = WSTOPSIG(st);
-	}
 }
 
 /* The runtime of p stopped: every thread's writer state reset, the code as it was. */
@@ -493,8 +503,9 @@ void ct_pt_rt_leave(struct ct_tracer *tr)
 	for (size_t i = 0; i < tr->threads.cap; i++) {
 		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
 		if (tr->threads.keys[i] && t && t->proc->rt)
-			ct_rt_step_out(t);
+			ct_rt_step_out(tr, t);
 	}
+	ct_pt_stop_released(tr);
 	for (size_t i = 0; i < tr->threads.cap; i++) {
 		struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
 		if (tr->threads.keys[i] && t && t->proc->rt)

@@ -182,16 +182,13 @@ static CT_HOT void ct_group_plain(struct ct_encoder *e, struct ct_run *s, const 
 
 	/* at most this deep in the group: the entries its calls may fill */
 	e->open_hw = s->depth + n > e->open_hw ? s->depth + n : e->open_hw;
-	uint64_t bits;
-	if (e->again_on) {
+	if (e->again_on)
 		ct_group_calls_again(s, e->open, p, n, g);
-		bits = ct_byte_bits(g->matched, n, 0);
-		e->again[s->r >> 6] |= (bits & ~ct_byte_bits(g->ret, n, 7)) << (s->r & 63);
-	} else {
+	else
 		ct_group_calls(s, e->open, p, n, g);
-		bits = ct_byte_bits(g->matched, n, 0);
-	}
-	uint64_t todo = ~bits & all;
+	uint64_t bits = ct_byte_bits(g->matched, n, 0), todo = ~bits & all;
+	if (e->again_on) /* the calls among them were made again */
+		e->again[s->r >> 6] |= (bits & ~ct_byte_bits(g->ret, n, 7)) << (s->r & 63);
 	if (__builtin_expect(g->wide != 0, 0))
 		ct_group_codes(e, s, p, g, todo, g->wide); /* a walk of its own, with clocks */
 	else
