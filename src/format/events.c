@@ -150,8 +150,34 @@ uint64_t ct_encoder_escape(struct ct_encoder *e, uint64_t v, uint64_t max)
 	return max;
 }
 
+/*
+ * The dictionary grown to twice its slots, the block's entries moved: it
+ * is kept at most half full, so that a probe always ends at an empty slot
+ * (a block may name more functions than its first records said: one of
+ * 262,144 records, a program's start calling 10,000 functions once each).
+ */
+static void ct_encoder_dict_grow(struct ct_encoder *e)
+{
+	uint32_t old = e->dict_mask + 1, mask = old * 2 - 1;
+	struct ct_enc_entry *dict = ct_calloc((size_t)mask + 1, sizeof(*dict)); /* gen 0: empty */
+
+	for (uint32_t k = 0; k < old; k++) {
+		if (e->dict[k].gen != e->gen)
+			continue;
+		uint32_t i = (uint32_t)(ct_hash64(e->dict[k].addr) & mask);
+		while (dict[i].gen)
+			i = (i + 1) & mask;
+		dict[i] = e->dict[k];
+	}
+	free(e->dict);
+	e->dict = dict;
+	e->dict_mask = mask;
+}
+
 uint32_t ct_encoder_func_slow(struct ct_encoder *e, uint64_t addr)
 {
+	if (__builtin_expect((uint64_t)e->hdr.nfuncs * 2 >= (uint64_t)e->dict_mask + 1, 0))
+		ct_encoder_dict_grow(e);
 	uint32_t i = (uint32_t)(ct_hash64(addr) & e->dict_mask);
 	while (e->dict[i].gen == e->gen) {
 		if (e->dict[i].addr == addr)

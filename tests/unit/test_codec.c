@@ -477,6 +477,35 @@ static void test_escapes(void)
 }
 
 /*
+ * Blocks of more functions than the encoder was sized for (a dictionary of
+ * 32 slots, 5,000 functions called once each): the dictionary grows. Full,
+ * it used to probe for ever, and the recorder hung.
+ */
+static void test_dictionary_grows(void)
+{
+	enum { M = 5000 };
+	static struct rec r[2 * M];
+	struct ct_encoder e;
+
+	ct_encoder_init(&e, 16, -1);
+	for (uint32_t block = 0; block < 2; block++) {
+		for (size_t i = 0; i < 2 * M; i++) {
+			r[i].clock = (1ull << 40) + 10 * i;
+			r[i].sp = 0x7ffd1000; /* each call returns at once */
+			r[i].kind = i % 2 ? CT_EV_EXIT : CT_EV_ENTER;
+			r[i].addr = 0x555555554000ull + (i / 2 + block * 777) * 16;
+		}
+		ct_encoder_begin(&e, 3, 100, 101, block, 0, 16);
+		for (size_t i = 0; i < 2 * M; i++)
+			ct_encoder_event(&e, r[i].clock, r[i].kind, r[i].addr, r[i].sp);
+		ct_encoder_finish(&e);
+		CHECK(e.hdr.nfuncs == M);
+		check_decodes_to(&e.out, r, 2 * M);
+	}
+	ct_encoder_free(&e);
+}
+
+/*
  * A block as format 3 and before wrote it (varint columns, codec 0): two
  * calls of one function, a return, a lost record. Old traces must still read.
  */
@@ -577,6 +606,7 @@ int main(void)
 	RUN(test_clock_probe);
 	RUN(test_corruption);
 	RUN(test_escapes);
+	RUN(test_dictionary_grows);
 	RUN(test_varint_columns);
 	RUN(test_varint);
 	RUN(test_crc);
