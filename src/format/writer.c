@@ -191,10 +191,16 @@ int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const vo
 	crc = ct_crc32c(crc, a, alen);
 	h.crc = ct_crc32c(crc, b, blen);
 
+	/*
+	 * A large block goes out in a write of its own, after the blocks held
+	 * back: blocks reach the file in the order they were given (a thread's
+	 * in its order, which readers rely on).
+	 */
 	size_t total = sizeof(h) + alen + blen;
-	if (w->pend_len + total > CT_WRITER_BATCH && ct_writer_flush(w) < 0)
+	int alone = total > CT_WRITER_BATCH / 4;
+	if ((alone || w->pend_len + total > CT_WRITER_BATCH) && ct_writer_flush(w) < 0)
 		return -1;
-	if (total <= CT_WRITER_BATCH / 4) {
+	if (!alone) {
 		if (!w->pend) {
 			w->pend_cap = CT_WRITER_BATCH;
 			w->pend = ct_malloc(w->pend_cap);
