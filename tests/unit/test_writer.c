@@ -14,7 +14,7 @@
  */
 static void test_block_order(void)
 {
-	static const uint32_t sizes[] = { 100,	  70000, 200, 100000, 50,    300000,
+	static const uint32_t sizes[] = { 100,	 70000, 200, 100000, 50,    300000,
 					  65000, 66000, 10,  262144, 40000, 8 };
 	enum { N = sizeof(sizes) / sizeof(sizes[0]) };
 	char dir[] = "/tmp/ct-writer-XXXXXX", path[64];
