@@ -11,7 +11,7 @@
  *   encode_bench -i TRACE [-c CHUNKS] [-r ROUNDS] [-j 1,2] [-l LEVEL] [-g GROUP] [-v LEVEL]
  *
  * -g: consecutive chunks of a thread encoded into one block, as the
- * collector groups them (8, the default, at most; 1: a block a chunk).
+ * collector groups them (64, the default, at most; 1: a block a chunk).
  * -v LEVEL: the vector registers the recorder's loop may use, 0 none (as on
  * aarch64 today), 1 SSE2 (as on an x86-64 without AVX2), 2 AVX2, 3 AVX-512
  * (the default: the widest the machine has).

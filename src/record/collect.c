@@ -35,6 +35,7 @@ void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_w
 	c->read_off = ct_calloc(pool->geo.nchunks, sizeof(uint32_t));
 	c->early = ct_calloc(pool->geo.nchunks, sizeof(uint64_t));
 	c->seen_ns = ct_calloc(pool->geo.nchunks, sizeof(uint64_t));
+	c->block_chunks = ct_block_chunks(pool->geo.chunk_size);
 }
 
 void ct_collector_free(struct ct_collector *c)
@@ -451,7 +452,7 @@ static void ct_submit_group(struct ct_collector *c)
 static int ct_joins_group(const struct ct_collector *c, const struct ct_desc_view *d, int salvage)
 {
 	const struct ct_chunk_job *j = c->group;
-	if (!j || salvage || j->nmore == CT_JOB_MORE)
+	if (!j || salvage || j->nmore + 1 >= c->block_chunks)
 		return 0;
 	const struct ct_desc_view *last = j->nmore ? &j->more[j->nmore - 1].d : &j->d;
 	return d->instance == last->instance && d->tid == last->tid && d->pid == last->pid &&
@@ -494,7 +495,7 @@ static void ct_collect_chunk(struct ct_collector *c, const struct ct_desc_view *
 	}
 	if (d->flags & CT_CHUNK_LAST)
 		j->flags |= CT_EVENTS_LAST;
-	if (salvage || (d->flags & CT_CHUNK_LAST) || j->nmore == CT_JOB_MORE)
+	if (salvage || (d->flags & CT_CHUNK_LAST) || j->nmore + 1 >= c->block_chunks)
 		ct_submit_group(c);
 }
 
@@ -650,7 +651,7 @@ static int ct_take_in_order(struct ct_collector *c, const struct ct_desc_view *d
 
 /*
  * A thread's published chunks, when fewer than a block holds, may wait for
- * the next ones (a block of eight costs less a record than eight blocks:
+ * the next ones (a block of many costs less a record than many blocks:
  * one function table, one zstd frame), for CT_GATHER_NS at most: only in a
  * plain recording (not live, not a flight recorder), while no thread waits
  * for a chunk and the free stack has chunks to spare.
@@ -670,10 +671,10 @@ int ct_collector_unhurried(const struct ct_collector *c)
  * Views v[0 .. n): how many from v[0] on are the next chunks of v[0]'s
  * thread, published, in order (a thread's last ends the run).
  */
-static size_t ct_run_length(const struct ct_desc_view *v, size_t n)
+static size_t ct_run_length(const struct ct_collector *c, const struct ct_desc_view *v, size_t n)
 {
 	size_t k = 1;
-	while (k < n && k <= CT_JOB_MORE && v[k].state == CT_CHUNK_FULL &&
+	while (k < n && k < c->block_chunks && v[k].state == CT_CHUNK_FULL &&
 	       v[k].instance == v[0].instance && v[k].tid == v[0].tid &&
 	       v[k].thread_seq == v[k - 1].thread_seq + 1 && !(v[k - 1].flags & CT_CHUNK_LAST))
 		k++;
@@ -683,7 +684,7 @@ static size_t ct_run_length(const struct ct_desc_view *v, size_t n)
 /* Hold back the k chunks of a run shorter than a block, if their oldest is young enough. */
 static int ct_hold(struct ct_collector *c, const struct ct_desc_view *v, size_t k, uint64_t now)
 {
-	if (k > CT_JOB_MORE || v[0].state != CT_CHUNK_FULL || (v[k - 1].flags & CT_CHUNK_LAST))
+	if (k >= c->block_chunks || v[0].state != CT_CHUNK_FULL || (v[k - 1].flags & CT_CHUNK_LAST))
 		return 0;
 	uint64_t oldest = now;
 	for (size_t i = 0; i < k; i++) {
@@ -722,7 +723,7 @@ size_t ct_collect(struct ct_collector *c, enum ct_take take)
 		const struct ct_desc_view *d = &c->views[i];
 		if (gather && i >= decided && ct_desc_ok(c, d) &&
 		    d->thread_seq == *ct_next_seq(c, d)) {
-			size_t k = ct_run_length(d, n - i);
+			size_t k = ct_run_length(c, d, n - i);
 			if (ct_hold(c, d, k, now)) {
 				left += (uint32_t)k;
 				i += k - 1;

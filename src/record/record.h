@@ -145,6 +145,7 @@ struct ct_collector {
 	uint64_t *early;	/* per chunk: when it came early (ct_take_in_order) */
 	uint64_t *seen_ns;	/* per chunk: when a pass first found it published (0: not yet) */
 	int gather;		/* published chunks may wait for more of their thread's (ct_hold) */
+	uint32_t block_chunks;	/* chunks a block gathers at most (ct_block_chunks) */
 	uint32_t full_left;	/* published chunks the last pass left for later */
 	struct ct_buf side_copy; /* scratch: an extended record's payload, out of shared memory */
 };
