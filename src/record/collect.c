@@ -356,10 +356,13 @@ static void ct_commit(struct ct_collector *c, struct ct_chunk_job *j)
 		uint64_t limit = j->salvage ? c->pool->geo.chunk_size : d->used / 8 * 8;
 		/* a salvaged chunk may hold a torn record past what we read */
 		ct_give_back(c, d->idx,
-			     j->salvage ? CT_ZERO_ALL : ct_max(j->read_before + j->used, limit));
+			     j->salvage ? CT_ZERO_ALL
+			     : j->zeroed ? 0
+					 : ct_max(j->read_before + j->used, limit));
 		for (uint32_t k = 0; k < j->nmore; k++) {
 			const struct ct_chunk_more *m = &j->more[k];
-			ct_give_back(c, m->d.idx, ct_max(m->read_before + m->used, m->d.used / 8 * 8));
+			ct_give_back(c, m->d.idx,
+				     m->zeroed ? 0 : ct_max(m->read_before + m->used, m->d.used / 8 * 8));
 		}
 	}
 }
@@ -379,6 +382,7 @@ static uint64_t ct_encode_now(struct ct_collector *c, const struct ct_desc_view 
 	j->kind = kind;
 	j->salvage = 0;
 	j->read_before = 0;
+	j->zero_read = 0; /* live: the thread goes on filling it; a snapshot's copy */
 	j->nmore = 0;
 	ct_chunk_encode(&c->enc, j);
 	ct_commit(c, j);
@@ -477,7 +481,7 @@ static void ct_collect_chunk(struct ct_collector *c, const struct ct_desc_view *
 	ct_note_instance(c, d->instance, d->pid);
 	if (ct_joins_group(c, d, salvage)) {
 		j = c->group;
-		j->more[j->nmore++] = (struct ct_chunk_more){ *d, w + off / 8, nwords, off, 0 };
+		j->more[j->nmore++] = (struct ct_chunk_more){ *d, w + off / 8, nwords, off, 0, 0 };
 	} else {
 		ct_submit_group(c);
 		while (!(j = ct_workers_slot(&c->workers)))
@@ -491,6 +495,7 @@ static void ct_collect_chunk(struct ct_collector *c, const struct ct_desc_view *
 		j->kind = CT_JOB_TAKE;
 		j->salvage = salvage;
 		j->read_before = off;
+		j->zero_read = !salvage; /* a salvaged chunk's pages are punched out instead */
 		c->group = j;
 	}
 	if (d->flags & CT_CHUNK_LAST)

@@ -149,6 +149,26 @@ static uint64_t ct_encode_chunk(struct ct_encoder *e, struct ct_chunk_job *j, co
 	return i * 8;
 }
 
+/*
+ * A chunk taken for good, zeroed for its reuse as soon as its records are
+ * in the block, while they are still in cache (a block gathers 4 MiB: by
+ * the time the collector gives the chunks back, their first ones are out
+ * of it), unless a record of it waits for the collector (a side record
+ * points into it). The chunk is the recorder's until given back, so w is
+ * written here though the encoder only reads it. Returns 1 if it did.
+ */
+static int ct_zero_read(struct ct_chunk_job *j, const uint64_t *w, uint64_t read, uint64_t used,
+			uint32_t *side)
+{
+	int kept = j->nside != *side;
+	*side = j->nside;
+	if (kept || !j->zero_read)
+		return 0;
+	uint64_t bytes = read > used / 8 * 8 ? read : used / 8 * 8;
+	memset((void *)(uintptr_t)(w - j->read_before / 8), 0, bytes);
+	return 1;
+}
+
 void ct_chunk_encode(struct ct_encoder *e, struct ct_chunk_job *j)
 {
 	uint64_t words = j->nwords;
@@ -161,10 +181,13 @@ void ct_chunk_encode(struct ct_encoder *e, struct ct_chunk_job *j)
 	ct_encoder_begin(e, j->d.instance, j->d.pid, j->d.tid, j->d.thread_seq, j->flags,
 			 (uint32_t)(words / 2));
 	e->hdr.snapshot = j->generation;
+	uint32_t side = 0;
 	j->used = ct_encode_chunk(e, j, j->w, j->nwords, j->d.base_clock);
+	j->zeroed = ct_zero_read(j, j->w, j->read_before + j->used, j->d.used, &side);
 	for (uint32_t k = 0; k < j->nmore; k++) {
 		struct ct_chunk_more *m = &j->more[k];
 		m->used = ct_encode_chunk(e, j, m->w, m->nwords, m->d.base_clock);
+		m->zeroed = ct_zero_read(j, m->w, m->read_before + m->used, m->d.used, &side);
 	}
 	if (e->hdr.nrecords)
 		ct_encoder_finish(e);

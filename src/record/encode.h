@@ -61,6 +61,7 @@ struct ct_chunk_more {
 	uint64_t nwords;
 	uint64_t read_before;
 	uint64_t used; /* out: bytes of w read */
+	int zeroed;    /* out: the chunk is zeroed already */
 };
 
 struct ct_chunk_job {
@@ -75,8 +76,10 @@ struct ct_chunk_job {
 	enum ct_job_kind kind;
 	int salvage;
 	uint64_t read_before; /* live: bytes of the chunk read already */
+	int zero_read;	      /* zero each chunk once its records are in (ct_zero_read) */
 	/* out */
 	uint64_t used; /* bytes of w read (of the first chunk) */
+	int zeroed;    /* the first chunk is zeroed already */
 	uint64_t calls, abandoned;
 	struct ct_events_hdr hdr; /* hdr.nrecords == 0: no block */
 	struct ct_buf out;	  /* the block's payload */

@@ -353,7 +353,9 @@ for cxx in "g++ -O2" "clang++ -O0"; do
 	st=$?
 	[ $st = 0 ] && grep -q '^bad=0 ' "thrower-$tag.out" && pass "throw-$tag/results-right" ||
 		fail "throw-$tag/results-right" "status $st" "thrower-$tag.out"
-	ct replay -i "throw-${tag}1.data" >"throw-$tag.tree" 2>&1
+	# the attach that saw most: on a loaded machine the first 100 ms may see no call
+	most=$(ls -S throw-"$tag"[1-8].data 2>/dev/null | head -n1)
+	ct replay -i "${most:-throw-${tag}1.data}" >"throw-$tag.tree" 2>&1
 	grep -q 'leaf(); /\* unwound \*/' "throw-$tag.tree" && grep -q 'jumper(); /\* unwound \*/' "throw-$tag.tree" &&
 		pass "throw-$tag/unwound-frames-shown" ||
 		fail "throw-$tag/unwound-frames-shown" "no unwound leaf/jumper" "throw-$tag.tree"
