@@ -218,7 +218,7 @@ check-sanitize-run: deps-test
 
 # bench/encode_bench.c: the recorder's encoder alone on chunks rebuilt from a trace, 1 and N workers
 $(BUILD)/encode_bench: bench/encode_bench.c $(filter-out $(BUILD)/obj/cli/main.o,$(TOOL_OBJS))
-	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS) $(DECODER_LIBS) -lstdc++ -lm -ldl
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -MMD -MP -MF $@.d -o $@ $^ $(PKG_LIBS) $(DECODER_LIBS) -lstdc++ -lm -ldl
 
 bench: all
 	@bench/run.sh
@@ -321,4 +321,4 @@ uninstall:
 
 .PHONY: wrappers all deps deps-test deps-check demo check check-cross check-build check-quick check-sanitize check-sanitize-run bench \
 	fuzz clean install uninstall
--include $(TOOL_OBJS:.o=.d) $(RT_OBJS:.o=.d) $(API_OBJS:.o=.d) $(WRAP_OBJS:.o=.d) $(PLUGIN_OBJS:.o=.d)
+-include $(BUILD)/encode_bench.d $(TOOL_OBJS:.o=.d) $(RT_OBJS:.o=.d) $(API_OBJS:.o=.d) $(WRAP_OBJS:.o=.d) $(PLUGIN_OBJS:.o=.d)
