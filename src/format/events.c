@@ -127,17 +127,26 @@ void ct_encoder_grow(struct ct_encoder *e, uint32_t records)
 	memset(e->bits + old_words, 0, (words - old_words) * 8);
 	e->again = ct_realloc(e->again, words * 8);
 	memset(e->again + old_words, 0, (words - old_words) * 8);
+	ct_encoder_open_room(e, 64);
+	e->plane_cap = cap;
+}
+
+void ct_encoder_open_grow(struct ct_encoder *e, uint32_t depth)
+{
+	uint64_t cap = e->open_cap ? e->open_cap : 128;
+	while (cap < (uint64_t)depth + 2)
+		cap *= 2;
 	/*
 	 * An entry below the floor: the recorder's loop may point there before
 	 * it looks. The new entries hold no call (ct_encoder_begin empties the
 	 * others, up to open_hw).
 	 */
-	ptrdiff_t old_open = e->plane_cap ? (ptrdiff_t)e->plane_cap + 2 : -1;
+	ptrdiff_t old = e->open ? (ptrdiff_t)e->open_cap : -1;
 	e->open = (struct ct_enc_open *)ct_realloc(e->open ? e->open - 1 : NULL,
-						   ((size_t)cap + 3) * sizeof(*e->open)) +
+						   ((size_t)cap + 1) * sizeof(*e->open)) +
 		  1;
-	memset(e->open + old_open, 0xff, (size_t)((ptrdiff_t)cap + 2 - old_open) * sizeof(*e->open));
-	e->plane_cap = cap;
+	memset(e->open + old, 0xff, (size_t)((ptrdiff_t)cap - old) * sizeof(*e->open));
+	e->open_cap = (uint32_t)cap;
 }
 
 uint64_t ct_encoder_escape(struct ct_encoder *e, uint64_t v, uint64_t max)

@@ -94,6 +94,7 @@ struct ct_encoder {
 	struct ct_enc_open *open;
 	uint64_t *bits, *again;
 	uint32_t depth, open_hw;
+	uint32_t open_cap; /* entries open has (ct_encoder_open_room), the floor aside */
 	/*
 	 * Whether this block names calls made again: a block in eight does (a
 	 * probe), and the blocks after one where they were an eighth of the
@@ -164,6 +165,19 @@ static inline uint32_t ct_encoder_func(struct ct_encoder *e, uint64_t addr)
 
 /* Room for records more records past what ct_encoder_begin was told. */
 void ct_encoder_grow(struct ct_encoder *e, uint32_t records);
+
+/*
+ * Room for open calls up to depth `depth`, and the entry above it (a call is
+ * stored there before it is known to be one). The stack grows with the
+ * depth calls reach, not with the records a block holds: a group of records
+ * checks once for the most it can add, then runs without a bound.
+ */
+void ct_encoder_open_grow(struct ct_encoder *e, uint32_t depth);
+static inline void ct_encoder_open_room(struct ct_encoder *e, uint32_t depth)
+{
+	if (__builtin_expect((uint64_t)depth + 2 > e->open_cap, 0))
+		ct_encoder_open_grow(e, depth);
+}
 /* v if it is under max; else max, and v goes to the ext column as a varint. */
 uint64_t ct_encoder_escape(struct ct_encoder *e, uint64_t v, uint64_t max);
 
@@ -191,6 +205,7 @@ static inline int ct_enc_open_calls(struct ct_encoder *e, uint64_t addr, uint64_
 {
 	struct ct_enc_open c = ct_enc_open_of(addr, sp);
 	if (!exit) {
+		ct_encoder_open_room(e, e->depth + 1);
 		struct ct_enc_open *o = &e->open[++e->depth];
 		int again = e->again_on && ct_enc_same_call(o, c);
 		*o = c;

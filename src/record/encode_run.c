@@ -181,6 +181,7 @@ static CT_HOT void ct_group_plain(struct ct_encoder *e, struct ct_run *s, const 
 	uint64_t all = n == CT_GROUP ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
 
 	/* at most this deep in the group: the entries its calls may fill */
+	ct_encoder_open_room(e, s->depth + n);
 	e->open_hw = s->depth + n > e->open_hw ? s->depth + n : e->open_hw;
 	if (e->again_on)
 		ct_group_calls_again(s, e->open, p, n, g);

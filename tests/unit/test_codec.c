@@ -477,6 +477,26 @@ static void test_escapes(void)
 }
 
 /*
+ * Calls 3,000 deep, then their returns: the open-call stack grows with the
+ * depth (it starts with room for 128), in the recorder's loop as in the
+ * generic encoder, and the two agree byte for byte.
+ */
+static void test_deep_stack(void)
+{
+	enum { D = 3000 };
+	static struct rec r[2 * D];
+
+	for (size_t i = 0; i < 2 * D; i++) {
+		size_t depth = i < D ? i : 2 * D - 1 - i;
+		r[i].clock = (1ull << 40) + 7 * i;
+		r[i].kind = i < D ? CT_EV_ENTER : CT_EV_EXIT;
+		r[i].addr = 0x555555554000ull + (depth % 50) * 16;
+		r[i].sp = 0x7ffd0000 - 4 * depth;
+	}
+	check_chunk_encoding(r, 2 * D, 1000);
+}
+
+/*
  * Blocks of more functions than the encoder was sized for (a dictionary of
  * 32 slots, 5,000 functions called once each): the dictionary grows. Full,
  * it used to probe for ever, and the recorder hung.
@@ -607,6 +627,7 @@ int main(void)
 	RUN(test_corruption);
 	RUN(test_escapes);
 	RUN(test_dictionary_grows);
+	RUN(test_deep_stack);
 	RUN(test_varint_columns);
 	RUN(test_varint);
 	RUN(test_crc);
