@@ -11,7 +11,8 @@
  * the loop's passes; bits 1-2 pick the chunk's flags (published, salvaged,
  * live, a snapshot's); bit 3 whether calls made again are bits (format 7);
  * bit 4 makes loops of the shaped records: a quarter of them take the
- * function and stack pointer of one 2 to 5 records before.
+ * function and stack pointer of one 2 to 5 records before; bit 5 starts the
+ * encoder with a dictionary of 32 slots, to grow with the chunk's functions.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -102,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		shape(w, nw, base, mode >> 4 & 1);
 	ct_encoder_again(mode >> 3 & 1);
 
-	ct_encoder_init(&e, (uint32_t)(nw / 2 + 1), -1);
+	ct_encoder_init(&e, mode >> 5 & 1 ? 16 : (uint32_t)(nw / 2 + 1), -1);
 	encode(&e, &ref, w, nw, base, flags[mode >> 1 & 3], CT_RUN_GENERIC);
 	decodes(&ref);
 	for (int level = 0; level <= 3; level++) {
