@@ -88,36 +88,40 @@ static size_t ct_thread_calls(struct ct_unwound *u, pid_t tid, struct ct_pt_fram
 	return n;
 }
 
-int ct_pt_function_offsets(struct ct_pt_proc *p, const uint64_t *pc, size_t n, uint64_t *off)
+/* A session on pid's modules as its maps name them (NULL if they cannot be read). */
+static Dwfl *ct_proc_dwfl(pid_t pid)
 {
 	static const Dwfl_Callbacks cb = { .find_elf = dwfl_linux_proc_find_elf,
 					   .find_debuginfo = dwfl_standard_find_debuginfo };
 	Dwfl *dwfl = dwfl_begin(&cb);
-	int r = -1;
-	if (dwfl && dwfl_linux_proc_report(dwfl, p->pid) == 0 &&
-	    dwfl_report_end(dwfl, NULL, NULL) == 0) {
-		for (size_t i = 0; i < n; i++) {
-			const char *name;
-			uint64_t fn = ct_function_at(dwfl, pc[i], &name);
-			off[i] = fn ? pc[i] - fn : UINT64_MAX;
-		}
-		r = 0;
-	}
-	if (dwfl)
+	if (dwfl && (dwfl_linux_proc_report(dwfl, pid) != 0 ||
+		     dwfl_report_end(dwfl, NULL, NULL) != 0)) {
 		dwfl_end(dwfl);
-	return r;
+		return NULL;
+	}
+	return dwfl;
+}
+
+int ct_pt_function_offsets(struct ct_pt_proc *p, const uint64_t *pc, size_t n, uint64_t *off)
+{
+	Dwfl *dwfl = ct_proc_dwfl(p->pid);
+	if (!dwfl)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		uint64_t fn = ct_function_at(dwfl, pc[i], &name);
+		off[i] = fn ? pc[i] - fn : UINT64_MAX;
+	}
+	dwfl_end(dwfl);
+	return 0;
 }
 
 int ct_pt_open_calls(struct ct_tracer *tr, struct ct_pt_proc *p, ct_open_calls_fn fn, void *arg)
 {
-	static const Dwfl_Callbacks cb = { .find_elf = dwfl_linux_proc_find_elf,
-					   .find_debuginfo = dwfl_standard_find_debuginfo };
-	struct ct_unwound u = { .dwfl = dwfl_begin(&cb) };
+	struct ct_unwound u = { .dwfl = ct_proc_dwfl(p->pid) };
 	struct ct_pt_frame *frames = ct_malloc(CT_MAX_UNWOUND * sizeof(*frames));
 	int r = -1;
-	if (u.dwfl && dwfl_linux_proc_report(u.dwfl, p->pid) == 0 &&
-	    dwfl_report_end(u.dwfl, NULL, NULL) == 0 &&
-	    dwfl_linux_proc_attach(u.dwfl, p->pid, true) == 0) {
+	if (u.dwfl && dwfl_linux_proc_attach(u.dwfl, p->pid, true) == 0) {
 		for (size_t i = 0; i < tr->threads.cap; i++) {
 			struct ct_pt_thread *t = (void *)(uintptr_t)tr->threads.vals[i];
 			if (tr->threads.keys[i] && t && t->proc == p)
