@@ -94,8 +94,8 @@ static Dwfl *ct_proc_dwfl(pid_t pid)
 	static const Dwfl_Callbacks cb = { .find_elf = dwfl_linux_proc_find_elf,
 					   .find_debuginfo = dwfl_standard_find_debuginfo };
 	Dwfl *dwfl = dwfl_begin(&cb);
-	if (dwfl && (dwfl_linux_proc_report(dwfl, pid) != 0 ||
-		     dwfl_report_end(dwfl, NULL, NULL) != 0)) {
+	if (dwfl &&
+	    (dwfl_linux_proc_report(dwfl, pid) != 0 || dwfl_report_end(dwfl, NULL, NULL) != 0)) {
 		dwfl_end(dwfl);
 		return NULL;
 	}
