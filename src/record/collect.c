@@ -353,16 +353,14 @@ static void ct_commit(struct ct_collector *c, struct ct_chunk_job *j)
 	if (j->kind == CT_JOB_LIVE) {
 		c->read_off[d->idx] += (uint32_t)j->used;
 	} else if (j->kind == CT_JOB_TAKE) {
-		uint64_t limit = j->salvage ? c->pool->geo.chunk_size : d->used / 8 * 8;
 		/* a salvaged chunk may hold a torn record past what we read */
-		ct_give_back(c, d->idx,
-			     j->salvage ? CT_ZERO_ALL
-			     : j->zeroed ? 0
-					 : ct_max(j->read_before + j->used, limit));
+		uint64_t dirty = j->salvage ? CT_ZERO_ALL
+					    : ct_chunk_dirty(j->read_before + j->used, d->used);
+		ct_give_back(c, d->idx, j->zeroed ? 0 : dirty);
 		for (uint32_t k = 0; k < j->nmore; k++) {
 			const struct ct_chunk_more *m = &j->more[k];
-			ct_give_back(c, m->d.idx,
-				     m->zeroed ? 0 : ct_max(m->read_before + m->used, m->d.used / 8 * 8));
+			dirty = ct_chunk_dirty(m->read_before + m->used, m->d.used);
+			ct_give_back(c, m->d.idx, m->zeroed ? 0 : dirty);
 		}
 	}
 }

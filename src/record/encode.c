@@ -164,8 +164,7 @@ static int ct_zero_read(struct ct_chunk_job *j, const uint64_t *w, uint64_t read
 	*side = j->nside;
 	if (kept || !j->zero_read)
 		return 0;
-	uint64_t bytes = read > used / 8 * 8 ? read : used / 8 * 8;
-	memset((void *)(uintptr_t)(w - j->read_before / 8), 0, bytes);
+	memset((void *)(uintptr_t)(w - j->read_before / 8), 0, ct_chunk_dirty(read, used));
 	return 1;
 }
 

@@ -56,6 +56,12 @@ static inline uint32_t ct_block_chunks(uint32_t chunk_size)
 	uint32_t n = chunk_size ? CT_BLOCK_BYTES / chunk_size : 1;
 	return n < 1 ? 1 : n > CT_JOB_MORE + 1 ? CT_JOB_MORE + 1 : n;
 }
+/* Bytes of a chunk to zero: as far as we read it or its thread says it wrote, whichever is more. */
+static inline uint64_t ct_chunk_dirty(uint64_t read, uint64_t used)
+{
+	return read > used / 8 * 8 ? read : used / 8 * 8;
+}
+
 struct ct_chunk_more {
 	struct ct_desc_view d;
 	const uint64_t *w;
