@@ -26,6 +26,13 @@ void ct_encoder_again(int mode)
 	ct_again_mode = mode;
 }
 
+static int ct_split_mode = -1; /* ct_encoder_split */
+
+void ct_encoder_split(int mode)
+{
+	ct_split_mode = mode;
+}
+
 void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level)
 {
 	memset(e, 0, sizeof(*e));
@@ -55,6 +62,7 @@ void ct_encoder_free(struct ct_encoder *e)
 	ct_buf_free(&e->funcs);
 	ct_buf_free(&e->body);
 	ct_buf_free(&e->huff);
+	ct_buf_free(&e->huff_rest);
 	ct_buf_free(&e->out);
 	free(e->dict);
 	free(e->huff_pairs);
@@ -249,11 +257,6 @@ static void ct_put_func_table(struct ct_buf *out, const struct ct_buf *funcs)
 }
 
 /*
- * The clock plane Huffman-coded into e->huff (format 6): 1 if that is
- * smaller. Blocks of a few records keep it raw: the code's table would
- * outweigh it.
- */
-/*
  * Does zstd take this clock plane far below its Huffman code? When calls
  * come in the same rhythm (a quiet machine, a regular program), the clock
  * bytes repeat in runs that zstd's matches store at a fraction of a bit a
@@ -272,21 +275,63 @@ static int ct_clock_plane_repeats(struct ct_encoder *e, uint32_t nrec, size_t co
 	return !ZSTD_isError(z) && (uint64_t)z * nrec * 4 < (uint64_t)coded * n * 3;
 }
 
-static int ct_encode_clock_plane(struct ct_encoder *e)
+/*
+ * Split this plane on the mode of the one before? Where that byte was 40 %
+ * of it or more: below a half the split takes a little more room than the
+ * plain code, which gives the mode a bit too, but it still saves most of
+ * the time.
+ */
+static int ct_split_next(struct ct_encoder *e, const uint32_t *count, uint32_t nrec)
 {
-	uint32_t nrec = e->hdr.nrecords;
+	uint32_t mode = 0;
+
+	for (uint32_t s = 1; s < 256; s++)
+		mode = count[s] > count[mode] ? s : mode;
+	e->clock_mode = (uint8_t)mode;
+	return ct_split_mode < 0 ? ct_huff_split_fast() && (uint64_t)count[mode] * 5 >= (uint64_t)nrec * 2
+				  : ct_split_mode;
+}
+
+/*
+ * The clock plane Huffman-coded into e->huff (format 6), split on the mode
+ * where the plane before says so (format 8): the codec bits that say how.
+ * 0: it stays raw, the coded plane being no smaller, or zstd doing better;
+ * blocks of a few records keep it raw too (the code's table would outweigh
+ * it).
+ */
+static uint32_t ct_encode_clock_plane(struct ct_encoder *e)
+{
+	uint32_t nrec = e->hdr.nrecords, count[256];
 	int probe = e->clock_blocks++ % CT_CLOCK_PROBE_EVERY == 0;
+	int split = e->clock_split || ct_split_mode > 0;
+	const uint8_t *plane = e->col[CT_COL_CLOCK].data;
 
 	if (nrec < CT_HUFF_MIN_RECORDS || (!probe && e->clock_zstd))
 		return 0;
 	e->huff.len = 0;
-	ct_buf_reserve(&e->huff, ct_huff_bound(nrec));
+	ct_buf_reserve(&e->huff, ct_huff_split_bound(nrec));
 	if (!e->huff_pairs)
 		e->huff_pairs = ct_calloc(CT_HUFF_PAIRS, sizeof(*e->huff_pairs));
-	e->huff.len = ct_huff_encode(e->col[CT_COL_CLOCK].data, nrec, e->huff.data, e->huff_pairs);
+	if (ct_split_mode > 0) { /* the tests': on this plane's mode, whatever came before */
+		memset(count, 0, sizeof(count));
+		for (uint32_t i = 0; i < nrec; i++)
+			count[plane[i]]++;
+		ct_split_next(e, count, nrec);
+	}
+	if (split) {
+		e->huff_rest.len = 0;
+		ct_buf_reserve(&e->huff_rest, (size_t)nrec + 64);
+		e->huff.len = ct_huff_encode_split(plane, nrec, e->clock_mode, e->huff.data,
+						   e->huff_rest.data, e->huff_pairs, count);
+	} else {
+		e->huff.len = ct_huff_encode(plane, nrec, e->huff.data, e->huff_pairs, count);
+	}
+	e->clock_split = ct_split_next(e, count, nrec);
 	if (probe)
 		e->clock_zstd = ct_clock_plane_repeats(e, nrec, e->huff.len);
-	return e->huff.len < nrec && !e->clock_zstd;
+	if (e->huff.len >= nrec || e->clock_zstd)
+		return 0;
+	return CT_CODEC_HUFF | (split ? CT_CODEC_SPLIT : 0);
 }
 
 void ct_encoder_finish(struct ct_encoder *e)
@@ -294,7 +339,8 @@ void ct_encoder_finish(struct ct_encoder *e)
 	struct ct_events_hdr *h = &e->hdr;
 	struct ct_buf *code = &e->col[CT_COL_CODE];
 	uint32_t nrec = h->nrecords, nbits = (uint32_t)ct_bits_len(nrec);
-	int huff = ct_encode_clock_plane(e);
+	uint32_t clocks = ct_encode_clock_plane(e);
+	int huff = clocks != 0;
 	uint64_t again = 0;
 
 	for (uint32_t i = 0; e->again_on && i < (nrec + 63) / 64; i++)
@@ -302,7 +348,7 @@ void ct_encoder_finish(struct ct_encoder *e)
 	if (e->again_on)
 		e->again_rich = again * 8 >= nrec;
 	h->last_clock = e->last_clock;
-	h->codec = CT_CODEC_PLANES | CT_CODEC_COMPACT | (huff ? CT_CODEC_HUFF : 0) |
+	h->codec = CT_CODEC_PLANES | CT_CODEC_COMPACT | clocks |
 		   (again ? CT_CODEC_AGAIN : 0);
 	e->body.len = 0;
 	ct_put_func_table(&e->body, &e->funcs);
@@ -452,14 +498,16 @@ static int ct_begin_compact(struct ct_decoder *d, const uint8_t *body)
 	return 0;
 }
 
-/* A Huffman-coded clock plane (format 6) into d->clocks; -1: malformed. */
+/* A Huffman-coded clock plane (format 6), split or not (format 8), into d->clocks; -1: malformed. */
 static int ct_begin_clock_plane(struct ct_decoder *d, const uint8_t *p, size_t len)
 {
 	uint32_t n = d->hdr.nrecords; /* ct_check_columns: at most 8 a byte of p */
+	int split = (d->hdr.codec & CT_CODEC_SPLIT) != 0;
 
 	d->clocks.len = 0;
 	ct_buf_reserve(&d->clocks, n);
-	if (ct_huff_decode(p, len, d->clocks.data, n, &d->huff) < 0)
+	if ((split ? ct_huff_decode_split : ct_huff_decode)(p, len, d->clocks.data, n, &d->huff) <
+	    0)
 		return -1;
 	d->col[CT_COL_CLOCK] = d->clocks.data;
 	d->col_end[CT_COL_CLOCK] = d->clocks.data + n;
@@ -478,12 +526,14 @@ int ct_decoder_begin(struct ct_decoder *d, const uint8_t *payload, uint32_t len)
 
 	/*
 	 * 0-3; compact (format 5) only with planes, Huffman clocks (format 6)
-	 * and calls made again (format 7) only compact
+	 * and calls made again (format 7) only compact, a split clock plane
+	 * (format 8) only Huffman-coded
 	 */
 	if ((codec & ~(CT_CODEC_PLANES | CT_CODEC_ZSTD | CT_CODEC_COMPACT | CT_CODEC_HUFF |
-		       CT_CODEC_AGAIN)) ||
+		       CT_CODEC_AGAIN | CT_CODEC_SPLIT)) ||
 	    ((codec & CT_CODEC_COMPACT) && !(codec & CT_CODEC_PLANES)) ||
-	    ((codec & (CT_CODEC_HUFF | CT_CODEC_AGAIN)) && !(codec & CT_CODEC_COMPACT)))
+	    ((codec & (CT_CODEC_HUFF | CT_CODEC_AGAIN)) && !(codec & CT_CODEC_COMPACT)) ||
+	    ((codec & CT_CODEC_SPLIT) && !(codec & CT_CODEC_HUFF)))
 		return -1;
 	if (ct_check_columns(h) < 0)
 		return -1;

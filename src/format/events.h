@@ -75,6 +75,9 @@ struct ct_encoder {
 	uint32_t *huff_pairs;	   /* its scratch: CT_HUFF_PAIRS codes of byte pairs */
 	uint32_t clock_blocks;	   /* blocks finished, for the probes of events.c */
 	int clock_zstd;		   /* the last probe: leave clock planes to zstd */
+	struct ct_buf huff_rest;   /* a split plane's other bytes (ct_huff_encode_split) */
+	int clock_split;	   /* the last plane coded: split the next on clock_mode */
+	uint8_t clock_mode;	   /* its most frequent byte */
 	struct ct_buf out;	   /* hdr + compressed body, ready to write */
 	struct ct_enc_entry *dict; /* the block's functions, open addressing */
 	uint32_t dict_mask, gen;
@@ -125,6 +128,12 @@ static inline struct ct_enc_open ct_enc_open_of(uint64_t addr, uint64_t sp)
 void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level);
 /* For the tests: -1 (the default) as the blocks before say, 0 never, 1 always. */
 void ct_encoder_again(int mode);
+/*
+ * For the tests, whether Huffman-coded clock planes are split on their most
+ * frequent byte: -1 (the default) where the machine splits fast and the
+ * plane before was 40 % that byte or more, 0 never, 1 always.
+ */
+void ct_encoder_split(int mode);
 void ct_encoder_free(struct ct_encoder *e);
 void ct_encoder_begin(struct ct_encoder *e, uint32_t instance, int32_t pid, int32_t tid,
 		      uint64_t thread_seq, uint32_t flags, uint32_t max_records);

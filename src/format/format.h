@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define CT_FILE_MAGIC	"CALLTRCE"
-#define CT_FILE_VERSION 7
+#define CT_FILE_VERSION 8
 #define CT_BLOCK_MAGIC	0x4b425443u /* "CTBK" */
 
 struct ct_file_header {
@@ -134,6 +134,7 @@ struct ct_events_hdr {
 #define CT_CODEC_COMPACT 4u
 #define CT_CODEC_HUFF	 8u /* format 6: the clock plane Huffman-coded, after the body */
 #define CT_CODEC_AGAIN	 16u /* format 7: a call made again at its depth is a bit too */
+#define CT_CODEC_SPLIT	 32u /* format 8: the Huffman-coded clock plane split on its mode */
 
 /* Blocks of fewer records keep their clock plane raw (format 6). */
 #define CT_HUFF_MIN_RECORDS 256

@@ -216,9 +216,10 @@ static void ct_huff_count(const uint8_t *in, uint32_t n, uint32_t *total)
 		total[s] = count[0][s] + count[1][s] + count[2][s] + count[3][s];
 }
 
-size_t ct_huff_encode(const uint8_t *in, uint32_t n, uint8_t *out, uint32_t *pairs)
+size_t ct_huff_encode(const uint8_t *in, uint32_t n, uint8_t *out, uint32_t *pairs,
+		      uint32_t *count)
 {
-	uint32_t total[256], code[256], enc[256];
+	uint32_t own[256], code[256], enc[256], *total = count ? count : own;
 	uint8_t len[256];
 	uint32_t q = (n + 3) / 4;
 

@@ -38,9 +38,11 @@ static inline size_t ct_huff_bound(uint32_t n)
 /*
  * The n bytes of in, coded into out (ct_huff_bound(n) bytes): returns its
  * length. pairs: CT_HUFF_PAIRS entries of scratch (or NULL), for coding two
- * bytes at a time when the plane has few distinct ones.
+ * bytes at a time when the plane has few distinct ones. count (or NULL):
+ * how often each byte occurs, for the caller's next choice.
  */
-size_t ct_huff_encode(const uint8_t *in, uint32_t n, uint8_t *out, uint32_t *pairs);
+size_t ct_huff_encode(const uint8_t *in, uint32_t n, uint8_t *out, uint32_t *pairs,
+		      uint32_t *count);
 
 /*
  * A coded plane of len bytes back into out's n bytes (n >= 1); scratch holds
@@ -48,7 +50,62 @@ size_t ct_huff_encode(const uint8_t *in, uint32_t n, uint8_t *out, uint32_t *pai
  * not a prefix code, a code it does not have, streams of other lengths than
  * their n symbols take).
  */
-int ct_huff_decode(const uint8_t *in, size_t len, uint8_t *out, uint32_t n,
-		   struct ct_buf *scratch);
+int ct_huff_decode(const uint8_t *in, size_t len, uint8_t *out, uint32_t n, struct ct_buf *scratch);
+
+/*
+ * A plane most of whose bytes are one byte, the mode (format 8's split clock
+ * plane: calls and returns that follow each other as fast as the hooks go
+ * are mostly one clock delta): the mode, then a bit a byte of the plane,
+ * least significant first in ⌈n / 64⌉ little-endian u64 (1: the mode), then
+ * the other bytes Huffman-coded (ct_huff_encode), if there are any. It
+ * takes as many bits as the plane's Huffman code where the mode is half of
+ * it or more (that code gives the mode a bit too) and costs a fraction of
+ * its time: the bits come 64 at a time, the code has the others to code.
+ */
+static inline size_t ct_huff_split_bound(uint32_t n)
+{
+	return 1 + ((size_t)n + 63) / 64 * 8 + ct_huff_bound(n);
+}
+
+/*
+ * Whether this machine splits a plane in vector registers: elsewhere
+ * splitting costs more than the Huffman code saves, and the encoder codes
+ * planes whole (a split plane decodes anywhere).
+ */
+int ct_huff_split_fast(void);
+
+/* For the tests: the widest vectors the split may use, -1 (the default) the machine's widest. */
+void ct_huff_split_vectors(int level);
+
+/*
+ * in's n bytes split on mode into out (ct_huff_split_bound(n) bytes), the
+ * others through rest (n + 64 bytes of scratch): returns out's length.
+ * count as ct_huff_encode's, the mode's included.
+ */
+size_t ct_huff_encode_split(const uint8_t *in, uint32_t n, uint8_t mode, uint8_t *out,
+			    uint8_t *rest, uint32_t *pairs, uint32_t *count);
+
+/* A split plane of len bytes back into out's n bytes: 0, or -1 if it is malformed. */
+int ct_huff_decode_split(const uint8_t *in, size_t len, uint8_t *out, uint32_t n,
+			 struct ct_buf *scratch);
+
+/*
+ * The split itself (huff_split.c, with its vector forms in huff_split_x86.c):
+ * the bits into bits (⌈n / 64⌉ u64, stored as bytes: any alignment), the
+ * other bytes into rest in order (n + 64 bytes: vectors store whole).
+ * Returns how many others.
+ */
+uint32_t ct_split_plane(const uint8_t *in, uint32_t n, uint8_t mode, uint8_t *bits, uint8_t *rest);
+
+#ifdef __x86_64__
+/*
+ * From the plane's start, 64 bytes at a time, as far as they go (returned);
+ * the others kept go to *r: AVX-512 VBMI2, or SSSE3.
+ */
+uint32_t ct_split_avx512(const uint8_t *in, uint32_t n, uint8_t mode, uint8_t *bits, uint8_t *rest,
+			 uint32_t *r);
+uint32_t ct_split_ssse3(const uint8_t *in, uint32_t n, uint8_t mode, uint8_t *bits, uint8_t *rest,
+			uint32_t *r);
+#endif
 
 #endif

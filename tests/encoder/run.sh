@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The recorder's encoder (issue 23): byte planes (format 4, compact codec in format 5, Huffman-coded
-# clock plane in format 6, calls made again as bits in format 7), worker threads
-# (record --jobs N), and old traces. Alone:
+# clock plane in format 6, calls made again as bits in format 7, the clock plane split on its
+# most frequent byte in format 8), worker threads (record --jobs N), and old traces. Alone:
 #
 #   BUILD=build tests/encoder/run.sh
 #
@@ -14,6 +14,8 @@
 #                      the clock plane raw, before format 6's Huffman codes) still reads
 #   old-format-6       a format 6 trace (tests/encoder/v6.data, before format 7's
 #                      calls made again) still reads
+#   old-format-7       a format 7 trace (tests/encoder/v7.data, before format 8's
+#                      split clock plane) still reads
 #   jobs-N/counts      8 threads x 20,000 calls with --jobs 1, 2, 4: exact counts,
 #                      nothing lost, the same per-thread records whatever N
 #   jobs-N/same        ... and the same calls in the same order in each thread
@@ -65,11 +67,13 @@ old_format() {
 
 # a trace written before format 4 (varint columns), one of format 4 (codec 3),
 # before format 5's compact planes, one of format 5 (codec 7), before format
-# 6's Huffman-coded clock plane, and one of format 6, before format 7's calls made again
+# 6's Huffman-coded clock plane, one of format 6, before format 7's calls made again, and
+# one of format 7, before format 8's split clock plane
 old_format old-format "$HERE/v2.data" 2 "1 records: 4,407 1 2 1150 1050" main run rec leaf
 old_format old-format-4 "$HERE/v4.data" 4 "1 records: 3,608 1 2 600 1200" main run twice once
 old_format old-format-5 "$HERE/v5.data" 5 "1 records: 3,608 1 2 600 1200" main run twice once
 old_format old-format-6 "$HERE/v6.data" 6 "1 records: 3,608 1 2 600 1200" main run twice once
+old_format old-format-7 "$HERE/v7.data" 7 "1 records: 3,608 1 2 600 1200" main run twice once
 
 cc -O1 -g -pthread -finstrument-functions "$HERE/work.c" -o work 2>build.err ||
 	{ bad build "work.c does not build" build.err; finish; }
@@ -102,7 +106,7 @@ for j in 1 2 4; do
 	timeout -k 5 $T "$CT" info -i $d/t.data >$d/info 2>&1
 	got="$(calls $d/report run) $(calls $d/report twice) $(calls $d/report once)"
 	lost=$(grep -o '^lost: *[0-9,]*' $d/info | tr -dc 0-9)
-	if [ "$got" = "8 160000 320000" ] && [ "$lost" = 0 ] && grep -q 'format 7' $d/info; then
+	if [ "$got" = "8 160000 320000" ] && [ "$lost" = 0 ] && grep -q 'format 8' $d/info; then
 		ok $d/counts
 	else
 		bad $d/counts "calls run twice once: $got (8 160000 320000), lost $lost" $d/info

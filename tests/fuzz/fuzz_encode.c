@@ -12,7 +12,10 @@
  * live, a snapshot's); bit 3 whether calls made again are bits (format 7);
  * bit 4 makes loops of the shaped records: a quarter of them take the
  * function and stack pointer of one 2 to 5 records before; bit 5 starts the
- * encoder with a dictionary of 32 slots, to grow with the chunk's functions.
+ * encoder with a dictionary of 32 slots, to grow with the chunk's functions;
+ * bit 6 splits Huffman-coded clock planes on their most frequent byte
+ * (format 8), else they stay whole: both encodes of the chunk must agree,
+ * and the encoder's own choice follows the block before.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -102,6 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mode & 1)
 		shape(w, nw, base, mode >> 4 & 1);
 	ct_encoder_again(mode >> 3 & 1);
+	ct_encoder_split(mode >> 6 & 1);
 
 	ct_encoder_init(&e, mode >> 5 & 1 ? 16 : (uint32_t)(nw / 2 + 1), -1);
 	encode(&e, &ref, w, nw, base, flags[mode >> 1 & 3], CT_RUN_GENERIC);
@@ -116,5 +120,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ct_encoder_free(&e);
 	ct_encode_run_vectors(-1);
 	ct_encoder_again(-1);
+	ct_encoder_split(-1);
 	return 0;
 }

@@ -451,8 +451,12 @@ static void mutate_events(const uint8_t *p, size_t len, struct ct_buf *out)
 			if (i >= from)
 				e.h.raw_len += (uint32_t)e.col[i].len;
 		}
-		/* the layout kept (varints, byte planes, compact, coded clocks), compressed or not */
-		e.h.codec = (e.h.codec & (CT_CODEC_PLANES | CT_CODEC_COMPACT | CT_CODEC_HUFF)) |
+		/*
+		 * the layout kept (varints, byte planes, compact, coded clocks, split
+		 * or not, calls made again), compressed or not
+		 */
+		e.h.codec = (e.h.codec & (CT_CODEC_PLANES | CT_CODEC_COMPACT | CT_CODEC_HUFF |
+					  CT_CODEC_SPLIT | CT_CODEC_AGAIN)) |
 			    (rnd(3) ? CT_CODEC_ZSTD : 0);
 	}
 	body.len = 0;

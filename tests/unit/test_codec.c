@@ -5,6 +5,7 @@
 
 #include "unit.h"
 #include "../../src/format/events.h"
+#include "../../src/format/huff.h"
 #include "../../src/record/encode.h"
 
 struct rec {
@@ -616,6 +617,53 @@ static void test_clock_probe(void)
 	}
 }
 
+/*
+ * Clock deltas mostly one value (calls and returns as fast as the hooks go):
+ * the plane after the first is split on it (format 8) where the machine
+ * splits fast, always when asked to, never when told not to; every block
+ * decodes to its records, and the split one is no larger.
+ */
+static void test_split_clock_plane(void)
+{
+	enum { N = 20000 };
+	static struct rec r[2][N];
+	struct ct_encoder e;
+	size_t size[3][2]; /* [mode + 1][block]: the block's bytes */
+
+	for (int block = 0; block < 2; block++) {
+		uint64_t clock = 1ull << 40;
+		for (size_t i = 0; i < N; i++) {
+			uint64_t roll = rnd() % 100;
+			clock += roll < 60 ? 26 : roll < 90 ? 52 : rnd() % 200;
+			r[block][i] = (struct rec){ .clock = clock,
+						    .addr = 0x555555554000ull + rnd() % 300 * 64,
+						    .sp = 0x7ffd1234 - rnd() % 4 * 16,
+						    .kind = 1 + (unsigned)(rnd() % 2) };
+		}
+	}
+	for (int mode = -1; mode <= 1; mode++) {
+		ct_encoder_split(mode);
+		ct_encoder_init(&e, N, -1);
+		for (int block = 0; block < 2; block++) {
+			encode(&e, r[block], N);
+			int split = (e.hdr.codec & CT_CODEC_SPLIT) != 0;
+			int want = mode == 1 || (mode < 0 && block && ct_huff_split_fast());
+			CHECK((e.hdr.codec & CT_CODEC_HUFF) && split == want);
+			check_decodes_to(&e.out, r[block], N);
+			size[mode + 1][block] = e.out.len;
+		}
+		ct_encoder_free(&e);
+	}
+	ct_encoder_split(-1);
+	/* 60 % one byte: the split plane within a few bytes of the whole one, or smaller */
+	/*
+	 * split on the mode of the block before (60 % one byte), the second
+	 * block takes no more room than whole (the first, split on a byte with
+	 * nothing to go by, can)
+	 */
+	CHECK(size[2][1] <= size[1][1] + 64);
+}
+
 int main(void)
 {
 	int failures = 0;
@@ -624,6 +672,7 @@ int main(void)
 	RUN(test_chunk_loop_exact);
 	RUN(test_again_blocks);
 	RUN(test_clock_probe);
+	RUN(test_split_clock_plane);
 	RUN(test_corruption);
 	RUN(test_escapes);
 	RUN(test_dictionary_grows);

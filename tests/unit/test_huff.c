@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Huffman coder of format 6's clock plane: what goes in comes out,
- * whatever the distribution and the length; codes stay within 11 bits; bad
- * input is refused or decodes to garbage, never read past.
+ * The Huffman coder of format 6's clock plane, and format 8's split of it on
+ * its most frequent byte: what goes in comes out, whatever the distribution
+ * and the length; codes stay within 11 bits; every vector form splits as
+ * the bytes say; bad input is refused or decodes to garbage, never read past.
  */
 #include <stdlib.h>
 
@@ -42,7 +43,7 @@ static size_t round_trip(const uint8_t *in, uint32_t n)
 	uint8_t *coded = malloc(ct_huff_bound(n)), *back = malloc(n + 1);
 	struct ct_buf scratch = { 0 };
 	static uint32_t pairs[CT_HUFF_PAIRS];
-	size_t len = ct_huff_encode(in, n, coded, n % 2 ? pairs : NULL);
+	size_t len = ct_huff_encode(in, n, coded, n % 2 ? pairs : NULL, NULL);
 	int ok = len <= ct_huff_bound(n) && ct_huff_decode(coded, len, back, n, &scratch) == 0 &&
 		 !memcmp(in, back, n);
 	free(coded);
@@ -81,7 +82,8 @@ static void test_pairs_same(void)
 
 	for (int shape = 0; shape < 4; shape++) {
 		make_plane(p, N, shape);
-		size_t la = ct_huff_encode(p, N, a, pairs), lb = ct_huff_encode(p, N, b, NULL);
+		size_t la = ct_huff_encode(p, N, a, pairs, NULL),
+		       lb = ct_huff_encode(p, N, b, NULL, NULL);
 		CHECK(la == lb && !memcmp(a, b, la));
 	}
 	free(p);
@@ -95,7 +97,7 @@ static void test_length_limit(void)
 	uint8_t *p = malloc(200000), *coded = malloc(ct_huff_bound(200000));
 
 	make_plane(p, 200000, 3);
-	ct_huff_encode(p, 200000, coded, NULL);
+	ct_huff_encode(p, 200000, coded, NULL, NULL);
 	int longest = 0;
 	for (int k = 0; k < 128; k++) {
 		int a = coded[k] & 15, b = coded[k] >> 4;
@@ -117,7 +119,7 @@ static void test_bad_input(void)
 	struct ct_buf scratch = { 0 };
 
 	make_plane(p, N, 2);
-	size_t len = ct_huff_encode(p, N, coded, NULL);
+	size_t len = ct_huff_encode(p, N, coded, NULL, NULL);
 	memcpy(copy, coded, len);
 	memset(copy, 0x11, 128); /* 256 codes of 1 bit */
 	CHECK(ct_huff_decode(copy, len, back, N, &scratch) < 0);
@@ -145,6 +147,127 @@ static void test_bad_input(void)
 	free(back);
 }
 
+/* The split as the bytes say, one at a time: what every vector form must give. */
+static uint32_t split_reference(const uint8_t *in, uint32_t n, uint8_t mode, uint8_t *bits,
+				uint8_t *rest)
+{
+	uint32_t r = 0;
+	memset(bits, 0, ((size_t)n + 63) / 64 * 8);
+	for (uint32_t i = 0; i < n; i++) {
+		if (in[i] == mode)
+			bits[i / 8] |= (uint8_t)(1u << (i % 8));
+		else
+			rest[r++] = in[i];
+	}
+	return r;
+}
+
+/* Every vector form (as far as the machine has them) splits as the reference, at any length. */
+static void test_split_vectors(void)
+{
+	enum { N = 5000 };
+	uint8_t *p = malloc(N), *bits = malloc(N / 8 + 16), *rest = malloc(N + 64);
+	uint8_t *want_bits = malloc(N / 8 + 16), *want_rest = malloc(N + 64);
+
+	for (int level = 0; level <= 2; level++) {
+		ct_huff_split_vectors(level);
+		for (uint32_t n = 1; n < N; n += n < 200 ? 1 : 997) {
+			make_plane(p, n, (int)(n % 4));
+			uint8_t mode = n % 5 ? 26 : 7; /* 7: a byte no plane has, or few */
+			uint32_t want = split_reference(p, n, mode, want_bits, want_rest);
+			uint32_t got = ct_split_plane(p, n, mode, bits, rest);
+			CHECK(got == want && !memcmp(bits, want_bits, (n + 63) / 64 * 8) &&
+			      !memcmp(rest, want_rest, want));
+		}
+	}
+	ct_huff_split_vectors(-1);
+	free(p);
+	free(bits);
+	free(rest);
+	free(want_bits);
+	free(want_rest);
+}
+
+/* Split on the mode, on a byte it lacks, on its only byte: what goes in comes out. */
+static void test_split_round_trips(void)
+{
+	static const uint32_t sizes[] = { 1, 2, 63, 64, 65, 128, 255, 4097, 100003 };
+	static uint32_t pairs[CT_HUFF_PAIRS];
+	uint32_t count[256];
+	struct ct_buf scratch = { 0 };
+	uint8_t *p = malloc(100003), *coded = malloc(ct_huff_split_bound(100003));
+	uint8_t *rest = malloc(100003 + 64), *back = malloc(100003);
+
+	for (int shape = 0; shape < 4; shape++)
+		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+			uint32_t n = sizes[s];
+			make_plane(p, n, shape);
+			for (int m = 0; m < 3; m++) {
+				uint8_t mode = m == 0 ? 26 : m == 1 ? 200 : p[0];
+				size_t len = ct_huff_encode_split(p, n, mode, coded, rest,
+								  n % 2 ? pairs : NULL, count);
+				uint64_t total = 0;
+				for (int k = 0; k < 256; k++)
+					total += count[k];
+				CHECK(len <= ct_huff_split_bound(n) && total == n);
+				CHECK(ct_huff_decode_split(coded, len, back, n, &scratch) == 0 &&
+				      !memcmp(p, back, n));
+			}
+		}
+	/* a clock's deltas, 70 % one: no larger than the plain code */
+	make_plane(p, 100000, 2);
+	size_t whole = ct_huff_encode(p, 100000, coded, NULL, NULL);
+	size_t split = ct_huff_encode_split(p, 100000, 26, coded, rest, NULL, NULL);
+	CHECK(split <= whole + 16);
+	ct_buf_free(&scratch);
+	free(p);
+	free(coded);
+	free(rest);
+	free(back);
+}
+
+/* A split plane malformed: a bit past the end, the others missing or left over, flipped bytes. */
+static void test_split_bad_input(void)
+{
+	enum { N = 5000 };
+	uint8_t *p = malloc(N), *coded = malloc(ct_huff_split_bound(N));
+	uint8_t *copy = malloc(ct_huff_split_bound(N)), *rest = malloc(N + 64), *back = malloc(N);
+	struct ct_buf scratch = { 0 };
+
+	make_plane(p, N, 2);
+	size_t len = ct_huff_encode_split(p, N, 26, coded, rest, NULL, NULL);
+	size_t nbits = (N + 63) / 64 * 8;
+	CHECK(ct_huff_decode_split(coded, len, back, N, &scratch) == 0);
+	CHECK(ct_huff_decode_split(coded, len, back, N - 1, &scratch) < 0); /* a bit past the end */
+	CHECK(ct_huff_decode_split(coded, nbits, back, N, &scratch) < 0);
+	CHECK(ct_huff_decode_split(coded, 1 + nbits, back, N, &scratch) < 0); /* others missing */
+	CHECK(ct_huff_decode_split(coded, len, back, 0, &scratch) < 0);
+	memset(p, 26, N); /* all the mode: nothing may follow the bits */
+	len = ct_huff_encode_split(p, N, 26, coded, rest, NULL, NULL);
+	CHECK(len == 1 + nbits && ct_huff_decode_split(coded, len, back, N, &scratch) == 0);
+	coded[len] = 0;
+	CHECK(ct_huff_decode_split(coded, len + 1, back, N, &scratch) < 0);
+	make_plane(p, N, 3);
+	len = ct_huff_encode_split(p, N, 0, coded, rest, NULL, NULL);
+	for (int round = 0; round < 20000; round++) {
+		size_t l = len;
+		memcpy(copy, coded, len);
+		if (round % 5 == 0)
+			l = rnd() % len;
+		else
+			for (int k = 0; k < 1 + round % 4; k++)
+				copy[rnd() % len] ^= (uint8_t)(1 + rnd() % 255);
+		ct_huff_decode_split(copy, l, back, N, &scratch);
+	}
+	CHECK(1); /* no crash, nothing read past: ASan says so */
+	ct_buf_free(&scratch);
+	free(p);
+	free(coded);
+	free(copy);
+	free(rest);
+	free(back);
+}
+
 int main(void)
 {
 	int failures = 0;
@@ -152,5 +275,8 @@ int main(void)
 	RUN(test_pairs_same);
 	RUN(test_length_limit);
 	RUN(test_bad_input);
+	RUN(test_split_vectors);
+	RUN(test_split_round_trips);
+	RUN(test_split_bad_input);
 	return failures != 0;
 }
