@@ -95,11 +95,12 @@ void ct_encoder_begin(struct ct_encoder *e, uint32_t instance, int32_t pid, int3
 	ct_encoder_grow(e, max_records ? max_records : 1); /* nrecords is 0 */
 	memset(e->bits, 0, ((size_t)e->plane_cap + 63) / 64 * 8);
 	memset(e->again, 0, ((size_t)e->plane_cap + 63) / 64 * 8);
-	/* the floor, and no call made at any depth yet: sp_lo is no record's */
-	memset(e->open, 0xff, ((size_t)e->open_hw + 1) * sizeof(*e->open));
-	e->open_hw = 0;
 	e->again_on = ct_again_mode < 0 ? e->again_blocks++ % CT_AGAIN_PROBE_EVERY == 0 || e->again_rich
 				       : ct_again_mode;
+	if (e->again_on) { /* the floor, and no call made at any depth yet: sp_lo is no record's */
+		memset(e->open, 0xff, ((size_t)e->open_hw + 1) * sizeof(*e->open));
+		e->open_hw = 0;
+	}
 	ct_buf_reserve(&e->col[CT_COL_EXT], 64);
 	e->last_clock = 0;
 	e->last_sp = 0;

@@ -90,7 +90,10 @@ struct ct_encoder {
 	 * Above the top, each entry is the last call made at its depth in this
 	 * block (returns leave them), so that a call made again there, same
 	 * function and stack pointer, is a bit too (format 7). Entries past
-	 * open_hw hold no call: they are emptied when a block starts.
+	 * open_hw hold no call. Only a block that makes such calls bits reads
+	 * the entries above the top: it empties those of the blocks before as
+	 * it starts (open_hw: as far as they were written since), the others
+	 * leave them (yaml-cpp's deepest blocks are some 44,000 calls deep).
 	 * bits: a bit a record, set for a return that matched or a call made
 	 * again; again: set for the latter.
 	 */
