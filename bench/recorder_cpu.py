@@ -11,7 +11,7 @@ interleaved, round by round; medians are printed.
 e.g. bench/recorder_cpu.py old=/tmp/old/build/calltrace new=build/calltrace \\
        jobs2=build/calltrace:--jobs:2 --yaml-cpp /tmp/yaml-cpp-0.7.0+dfsg
 """
-import argparse, glob, os, re, statistics, subprocess, sys, tempfile
+import argparse, glob, json, os, re, statistics, subprocess, sys, tempfile
 
 FIB = r'''#include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +97,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--rounds', type=int, default=5)
     ap.add_argument('--yaml-cpp', help='yaml-cpp 0.7 source tree (apt-get source yaml-cpp)')
+    ap.add_argument('--raw', help='write every run (program s, recorder s, bytes an event) to this JSON file')
     ap.add_argument('variants', nargs='+', help='NAME=CALLTRACE[:RECORD-OPTION...]')
     a = ap.parse_args()
     variants = []
@@ -111,8 +112,11 @@ def main():
             for w, prog in progs.items():
                 for name, ct, opts in variants:
                     res.setdefault((w, name), []).append(run(ct, opts, prog, f'{work}/t.data'))
+    if a.raw:
+        with open(a.raw, 'w') as f:
+            json.dump({f'{w} {name}': v for (w, name), v in res.items()}, f, indent=1)
     print(f'{"workload":10} {"variant":8} {"program":>9} {"recorder":>9} {"ratio":>6} {"B/event":>8}'
-          f'   (medians of {a.rounds})')
+          f'   (medians of {a.rounds}; ratio: the median of each run\'s)')
     for (w, name), v in res.items():
         print(f'{w:10} {name:8} {statistics.median(x[0] for x in v):8.3f}s '
               f'{statistics.median(x[1] for x in v):8.3f}s '
