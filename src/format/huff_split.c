@@ -37,12 +37,15 @@ static int ct_split_asked = -1; /* ct_huff_split_vectors */
 /* 2: AVX-512 VBMI2's byte compress, 1: SSSE3's byte shuffle, 0: neither. */
 static int ct_split_level(void)
 {
-	static int widest = -1; /* the same answer in every thread */
-	if (widest < 0)
+	static int known = -1; /* the same answer in every thread (--jobs workers ask too) */
+	int widest = __atomic_load_n(&known, __ATOMIC_RELAXED);
+	if (widest < 0) {
 		widest = __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512bw")
 				 ? 2
 			 : __builtin_cpu_supports("ssse3") ? 1
 							   : 0;
+		__atomic_store_n(&known, widest, __ATOMIC_RELAXED);
+	}
 	return ct_split_asked < 0 || ct_split_asked > widest ? widest : ct_split_asked;
 }
 #endif
