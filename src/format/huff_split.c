@@ -34,7 +34,7 @@ static uint32_t ct_split_scalar(const uint8_t *in, uint32_t j, uint32_t n, uint8
 #ifdef __x86_64__
 static int ct_split_asked = -1; /* ct_huff_split_vectors */
 
-/* 2: AVX-512 VBMI2's byte compress, 1: SSSE3's byte shuffle, 0: neither. */
+/* 2: AVX-512 VBMI2's byte compress, 1: SSSE3's byte shuffle (and POPCNT), 0: neither. */
 static int ct_split_level(void)
 {
 	static int known = -1; /* the same answer in every thread (--jobs workers ask too) */
@@ -42,8 +42,8 @@ static int ct_split_level(void)
 	if (widest < 0) {
 		widest = __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512bw")
 				 ? 2
-			 : __builtin_cpu_supports("ssse3") ? 1
-							   : 0;
+			 : __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("popcnt") ? 1
+											       : 0;
 		__atomic_store_n(&known, widest, __ATOMIC_RELAXED);
 	}
 	return ct_split_asked < 0 || ct_split_asked > widest ? widest : ct_split_asked;
