@@ -277,20 +277,33 @@ static int ct_clock_plane_repeats(struct ct_encoder *e, uint32_t nrec, size_t co
 }
 
 /*
- * Split this plane on the mode of the one before? Where that byte was 40 %
- * of it or more: below a half the split takes a little more room than the
- * plain code, which gives the mode a bit too, but it still saves most of
- * the time.
+ * Split the next plane on the modes of this one? Its most frequent byte if
+ * that was 40 % of it or more, then the most frequent of what is left if
+ * that was 40 % of that, and so on (CT_HUFF_MODES at most): below a half a
+ * split takes a little more room than the plain code, which gives such a
+ * byte a bit too, but it still saves most of the time. How many: 0 for none.
  */
-static int ct_split_next(struct ct_encoder *e, const uint32_t *count, uint32_t nrec)
+static uint32_t ct_split_next(struct ct_encoder *e, const uint32_t *count, uint32_t nrec)
 {
-	uint32_t mode = 0;
+	uint32_t left = nrec, k = 0;
 
-	for (uint32_t s = 1; s < 256; s++)
-		mode = count[s] > count[mode] ? s : mode;
-	e->clock_mode = (uint8_t)mode;
-	return ct_split_mode < 0 ? ct_huff_split_fast() && (uint64_t)count[mode] * 5 >= (uint64_t)nrec * 2
-				  : ct_split_mode;
+	for (; k < CT_HUFF_MODES; k++) { /* the most frequent byte not a mode yet */
+		uint32_t best = 256;
+		for (uint32_t s = 0; s < 256; s++) {
+			int taken = 0;
+			for (uint32_t j = 0; j < k; j++)
+				taken |= e->clock_modes[j] == s;
+			if (!taken && (best == 256 || count[s] > count[best]))
+				best = s;
+		}
+		e->clock_modes[k] = (uint8_t)best; /* the first at least: the tests split on it */
+		if (!left || (uint64_t)count[best] * 5 < (uint64_t)left * 2)
+			break;
+		left -= count[best];
+	}
+	if (ct_split_mode >= 0)
+		return ct_split_mode ? (k ? k : 1) : 0;
+	return ct_huff_split_fast() ? k : 0;
 }
 
 /*
@@ -304,7 +317,7 @@ static uint32_t ct_encode_clock_plane(struct ct_encoder *e)
 {
 	uint32_t nrec = e->hdr.nrecords, count[256];
 	int probe = e->clock_blocks++ % CT_CLOCK_PROBE_EVERY == 0;
-	int split = e->clock_split || ct_split_mode > 0;
+	uint32_t split = e->clock_split;
 	const uint8_t *plane = e->col[CT_COL_CLOCK].data;
 
 	if (nrec < CT_HUFF_MIN_RECORDS || (!probe && e->clock_zstd))
@@ -313,16 +326,16 @@ static uint32_t ct_encode_clock_plane(struct ct_encoder *e)
 	ct_buf_reserve(&e->huff, ct_huff_split_bound(nrec));
 	if (!e->huff_pairs)
 		e->huff_pairs = ct_calloc(CT_HUFF_PAIRS, sizeof(*e->huff_pairs));
-	if (ct_split_mode > 0) { /* the tests': on this plane's mode, whatever came before */
+	if (ct_split_mode > 0) { /* the tests': on this plane's modes, whatever came before */
 		memset(count, 0, sizeof(count));
 		for (uint32_t i = 0; i < nrec; i++)
 			count[plane[i]]++;
-		ct_split_next(e, count, nrec);
+		split = ct_split_next(e, count, nrec);
 	}
 	if (split) {
 		e->huff_rest.len = 0;
-		ct_buf_reserve(&e->huff_rest, (size_t)nrec + 64);
-		e->huff.len = ct_huff_encode_split(plane, nrec, e->clock_mode, e->huff.data,
+		ct_buf_reserve(&e->huff_rest, 2 * ((size_t)nrec + 64));
+		e->huff.len = ct_huff_encode_split(plane, nrec, e->clock_modes, split, e->huff.data,
 						   e->huff_rest.data, e->huff_pairs, count);
 	} else {
 		e->huff.len = ct_huff_encode(plane, nrec, e->huff.data, e->huff_pairs, count);

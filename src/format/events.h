@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "format.h"
+#include "huff.h"
 #include "../common/event.h"
 #include "../util/util.h"
 
@@ -77,8 +78,8 @@ struct ct_encoder {
 	uint32_t clock_blocks;	   /* blocks finished, for the probes of events.c */
 	int clock_zstd;		   /* the last probe: leave clock planes to zstd */
 	struct ct_buf huff_rest;   /* a split plane's other bytes (ct_huff_encode_split) */
-	int clock_split;	   /* the last plane coded: split the next on clock_mode */
-	uint8_t clock_mode;	   /* its most frequent byte */
+	uint32_t clock_split;	   /* the last plane coded: split the next on this many modes */
+	uint8_t clock_modes[CT_HUFF_MODES]; /* its most frequent bytes, in that order */
 	struct ct_buf out;	   /* hdr + compressed body, ready to write */
 	struct ct_enc_entry *dict; /* the block's functions, open addressing */
 	uint32_t dict_mask, gen;
@@ -134,8 +135,9 @@ void ct_encoder_init(struct ct_encoder *e, uint32_t max_records, int level);
 void ct_encoder_again(int mode);
 /*
  * For the tests, whether Huffman-coded clock planes are split on their most
- * frequent byte: -1 (the default) where the machine splits fast and the
- * plane before was 40 % that byte or more, 0 never, 1 always.
+ * frequent bytes: -1 (the default) where the machine splits fast and the
+ * plane before was 40 % one byte or more, 0 never, 1 always (on the plane's
+ * own, whatever the plane before).
  */
 void ct_encoder_split(int mode);
 void ct_encoder_free(struct ct_encoder *e);

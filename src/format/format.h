@@ -134,7 +134,7 @@ struct ct_events_hdr {
 #define CT_CODEC_COMPACT 4u
 #define CT_CODEC_HUFF	 8u /* format 6: the clock plane Huffman-coded, after the body */
 #define CT_CODEC_AGAIN	 16u /* format 7: a call made again at its depth is a bit too */
-#define CT_CODEC_SPLIT	 32u /* format 8: the Huffman-coded clock plane split on its mode */
+#define CT_CODEC_SPLIT	 32u /* format 8: the Huffman-coded clock plane split on its modes */
 
 /* Blocks of fewer records keep their clock plane raw (format 6). */
 #define CT_HUFF_MIN_RECORDS 256

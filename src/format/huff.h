@@ -53,18 +53,22 @@ size_t ct_huff_encode(const uint8_t *in, uint32_t n, uint8_t *out, uint32_t *pai
 int ct_huff_decode(const uint8_t *in, size_t len, uint8_t *out, uint32_t n, struct ct_buf *scratch);
 
 /*
- * A plane most of whose bytes are one byte, the mode (format 8's split clock
- * plane: calls and returns that follow each other as fast as the hooks go
- * are mostly one clock delta): the mode, then a bit a byte of the plane,
- * least significant first in ⌈n / 64⌉ little-endian u64 (1: the mode), then
- * the other bytes Huffman-coded (ct_huff_encode), if there are any. It
- * takes as many bits as the plane's Huffman code where the mode is half of
- * it or more (that code gives the mode a bit too) and costs a fraction of
- * its time: the bits come 64 at a time, the code has the others to code.
+ * A plane most of whose bytes are a few bytes, the modes (format 8's split
+ * clock plane: calls and returns that follow each other as fast as the hooks
+ * go are mostly one or two clock deltas): how many modes (1 to
+ * CT_HUFF_MODES), the modes, then for each in turn a bit a byte of what is
+ * left of the plane, least significant first in ⌈m / 64⌉ little-endian u64
+ * (1: that mode; m: the bytes the modes before left), then the bytes no mode
+ * took Huffman-coded (ct_huff_encode), if there are any. Where each mode is
+ * half of what is left or more, it takes as many bits as the plane's
+ * Huffman code (that code gives such a byte a bit too) and costs a fraction
+ * of its time: the bits come 64 at a time, the code has only the rest.
  */
+#define CT_HUFF_MODES 4
+
 static inline size_t ct_huff_split_bound(uint32_t n)
 {
-	return 1 + ((size_t)n + 63) / 64 * 8 + ct_huff_bound(n);
+	return 1 + CT_HUFF_MODES + CT_HUFF_MODES * (((size_t)n + 63) / 64 * 8) + ct_huff_bound(n);
 }
 
 /*
@@ -78,12 +82,13 @@ int ct_huff_split_fast(void);
 void ct_huff_split_vectors(int level);
 
 /*
- * in's n bytes split on mode into out (ct_huff_split_bound(n) bytes), the
- * others through rest (n + 64 bytes of scratch): returns out's length.
- * count as ct_huff_encode's, the mode's included.
+ * in's n bytes split on modes[0 .. nmodes) (1 to CT_HUFF_MODES) into out
+ * (ct_huff_split_bound(n) bytes), what each leaves through rest (2 * (n + 64)
+ * bytes of scratch): returns out's length. count as ct_huff_encode's, the
+ * modes' included.
  */
-size_t ct_huff_encode_split(const uint8_t *in, uint32_t n, uint8_t mode, uint8_t *out,
-			    uint8_t *rest, uint32_t *pairs, uint32_t *count);
+size_t ct_huff_encode_split(const uint8_t *in, uint32_t n, const uint8_t *modes, uint32_t nmodes,
+			    uint8_t *out, uint8_t *rest, uint32_t *pairs, uint32_t *count);
 
 /* A split plane of len bytes back into out's n bytes: 0, or -1 if it is malformed. */
 int ct_huff_decode_split(const uint8_t *in, size_t len, uint8_t *out, uint32_t n,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A plane's split on its mode (huff_split.c) in x86's vector registers, 64
+ * A plane's split on a mode (huff_split.c) in x86's vector registers, 64
  * bytes at a time: AVX-512's byte compress where the machine has VBMI2 (Ice
  * Lake, Zen 4 and later), else SSSE3's byte shuffle through a table of the
  * 256 ways to keep some of 8 bytes. Each returns how far it went (a multiple

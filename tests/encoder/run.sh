@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The recorder's encoder (issue 23): byte planes (format 4, compact codec in format 5, Huffman-coded
 # clock plane in format 6, calls made again as bits in format 7, the clock plane split on its
-# most frequent byte in format 8), worker threads (record --jobs N), and old traces. Alone:
+# most frequent bytes in format 8), worker threads (record --jobs N), and old traces. Alone:
 #
 #   BUILD=build tests/encoder/run.sh
 #

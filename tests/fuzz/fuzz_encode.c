@@ -13,7 +13,7 @@
  * bit 4 makes loops of the shaped records: a quarter of them take the
  * function and stack pointer of one 2 to 5 records before; bit 5 starts the
  * encoder with a dictionary of 32 slots, to grow with the chunk's functions;
- * bit 6 splits Huffman-coded clock planes on their most frequent byte
+ * bit 6 splits Huffman-coded clock planes on their most frequent bytes
  * (format 8), else they stay whole: both encodes of the chunk must agree,
  * and the encoder's own choice follows the block before.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Huffman coder of format 6's clock plane, and format 8's split of it on
- * its most frequent byte: what goes in comes out, whatever the distribution
+ * its most frequent bytes: what goes in comes out, whatever the distribution
  * and the length; codes stay within 11 bits; every vector form splits as
  * the bytes say; bad input is refused or decodes to garbage, never read past.
  */
@@ -197,24 +197,35 @@ static void test_split_vectors(void)
 	free(want_rest);
 }
 
-/* Split on the mode, on a byte it lacks, on its only byte: what goes in comes out. */
+/*
+ * Split on one to four modes: the plane's own, a byte it lacks, its first
+ * byte, one mode twice (the second takes nothing): what goes in comes out.
+ */
 static void test_split_round_trips(void)
 {
 	static const uint32_t sizes[] = { 1, 2, 63, 64, 65, 128, 255, 4097, 100003 };
+	static const uint8_t sets[][CT_HUFF_MODES] = {
+		{ 26 }, { 200 }, { 0 }, { 26, 52 }, { 52, 26, 200, 3 }, { 26, 26 }, { 1, 2, 3 },
+	};
+	static const uint32_t nsets[] = { 1, 1, 1, 2, 4, 2, 3 };
 	static uint32_t pairs[CT_HUFF_PAIRS];
 	uint32_t count[256];
 	struct ct_buf scratch = { 0 };
 	uint8_t *p = malloc(100003), *coded = malloc(ct_huff_split_bound(100003));
-	uint8_t *rest = malloc(100003 + 64), *back = malloc(100003);
+	uint8_t *rest = malloc(2 * (100003 + 64)), *back = malloc(100003);
 
 	for (int shape = 0; shape < 4; shape++)
 		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 			uint32_t n = sizes[s];
 			make_plane(p, n, shape);
-			for (int m = 0; m < 3; m++) {
-				uint8_t mode = m == 0 ? 26 : m == 1 ? 200 : p[0];
-				size_t len = ct_huff_encode_split(p, n, mode, coded, rest,
-								  n % 2 ? pairs : NULL, count);
+			for (size_t m = 0; m < sizeof(nsets) / sizeof(nsets[0]); m++) {
+				uint8_t modes[CT_HUFF_MODES];
+				memcpy(modes, sets[m], sizeof(modes));
+				if (m == 2)
+					modes[0] = p[0];
+				size_t len =
+					ct_huff_encode_split(p, n, modes, nsets[m], coded, rest,
+							     n % 2 ? pairs : NULL, count);
 				uint64_t total = 0;
 				for (int k = 0; k < 256; k++)
 					total += count[k];
@@ -223,11 +234,17 @@ static void test_split_round_trips(void)
 				      !memcmp(p, back, n));
 			}
 		}
-	/* a clock's deltas, 70 % one: no larger than the plain code */
+	/*
+	 * a clock's deltas (70 % one, 28 % another): split on the first, on
+	 * both, no larger than the plain code
+	 */
 	make_plane(p, 100000, 2);
 	size_t whole = ct_huff_encode(p, 100000, coded, NULL, NULL);
-	size_t split = ct_huff_encode_split(p, 100000, 26, coded, rest, NULL, NULL);
-	CHECK(split <= whole + 16);
+	size_t one = ct_huff_encode_split(p, 100000, (const uint8_t[]){ 26 }, 1, coded, rest, NULL,
+					  NULL);
+	size_t two = ct_huff_encode_split(p, 100000, (const uint8_t[]){ 26, 52 }, 2, coded, rest,
+					  NULL, NULL);
+	CHECK(one <= whole + 16 && two <= whole + 32);
 	ct_buf_free(&scratch);
 	free(p);
 	free(coded);
@@ -235,29 +252,44 @@ static void test_split_round_trips(void)
 	free(back);
 }
 
-/* A split plane malformed: a bit past the end, the others missing or left over, flipped bytes. */
+/*
+ * A split plane malformed: no modes or too many, a bit past the end at
+ * either level, the others missing or left over, flipped bytes.
+ */
 static void test_split_bad_input(void)
 {
 	enum { N = 5000 };
+	const uint8_t modes[] = { 26, 52 };
 	uint8_t *p = malloc(N), *coded = malloc(ct_huff_split_bound(N));
-	uint8_t *copy = malloc(ct_huff_split_bound(N)), *rest = malloc(N + 64), *back = malloc(N);
+	uint8_t *copy = malloc(ct_huff_split_bound(N)), *rest = malloc(2 * (N + 64)),
+		*back = malloc(N);
 	struct ct_buf scratch = { 0 };
+	size_t nbits = (N + 63) / 64 * 8;
 
 	make_plane(p, N, 2);
-	size_t len = ct_huff_encode_split(p, N, 26, coded, rest, NULL, NULL);
-	size_t nbits = (N + 63) / 64 * 8;
+	size_t len = ct_huff_encode_split(p, N, modes, 1, coded, rest, NULL, NULL);
 	CHECK(ct_huff_decode_split(coded, len, back, N, &scratch) == 0);
 	CHECK(ct_huff_decode_split(coded, len, back, N - 1, &scratch) < 0); /* a bit past the end */
-	CHECK(ct_huff_decode_split(coded, nbits, back, N, &scratch) < 0);
-	CHECK(ct_huff_decode_split(coded, 1 + nbits, back, N, &scratch) < 0); /* others missing */
+	CHECK(ct_huff_decode_split(coded, 2 + nbits, back, N, &scratch) < 0); /* others missing */
 	CHECK(ct_huff_decode_split(coded, len, back, 0, &scratch) < 0);
-	memset(p, 26, N); /* all the mode: nothing may follow the bits */
-	len = ct_huff_encode_split(p, N, 26, coded, rest, NULL, NULL);
-	CHECK(len == 1 + nbits && ct_huff_decode_split(coded, len, back, N, &scratch) == 0);
+	memcpy(copy, coded, len);
+	copy[0] = 0;
+	CHECK(ct_huff_decode_split(copy, len, back, N, &scratch) < 0); /* no mode */
+	copy[0] = CT_HUFF_MODES + 1;
+	CHECK(ct_huff_decode_split(copy, len, back, N, &scratch) < 0);
+	/* two levels: the second's bits say more than the first left */
+	len = ct_huff_encode_split(p, N, modes, 2, coded, rest, NULL, NULL);
+	CHECK(ct_huff_decode_split(coded, len, back, N, &scratch) == 0 && !memcmp(p, back, N));
+	memcpy(copy, coded, len);
+	memset(copy + 3 + nbits, 0xff, 8 * ((N - 2800) / 64 + 1));
+	CHECK(ct_huff_decode_split(copy, len, back, N, &scratch) < 0);
+	memset(p, 26, N); /* all the first mode: the second has nothing, and nothing follows */
+	len = ct_huff_encode_split(p, N, modes, 2, coded, rest, NULL, NULL);
+	CHECK(len == 3 + nbits && ct_huff_decode_split(coded, len, back, N, &scratch) == 0);
 	coded[len] = 0;
 	CHECK(ct_huff_decode_split(coded, len + 1, back, N, &scratch) < 0);
 	make_plane(p, N, 3);
-	len = ct_huff_encode_split(p, N, 0, coded, rest, NULL, NULL);
+	len = ct_huff_encode_split(p, N, (const uint8_t[]){ 0, 1, 2 }, 3, coded, rest, NULL, NULL);
 	damage_rounds(coded, len, copy, back, N, &scratch, ct_huff_decode_split);
 	ct_buf_free(&scratch);
 	free(p);
