@@ -285,21 +285,18 @@ static int ct_clock_plane_repeats(struct ct_encoder *e, uint32_t nrec, size_t co
  */
 static uint32_t ct_split_next(struct ct_encoder *e, const uint32_t *count, uint32_t nrec)
 {
-	uint32_t left = nrec, k = 0;
+	uint32_t left = nrec, k = 0, c[256];
 
-	for (; k < CT_HUFF_MODES; k++) { /* the most frequent byte not a mode yet */
-		uint32_t best = 256;
-		for (uint32_t s = 0; s < 256; s++) {
-			int taken = 0;
-			for (uint32_t j = 0; j < k; j++)
-				taken |= e->clock_modes[j] == s;
-			if (!taken && (best == 256 || count[s] > count[best]))
-				best = s;
-		}
+	memcpy(c, count, sizeof(c)); /* a byte made a mode counts 0 from then on */
+	for (; k < CT_HUFF_MODES; k++) {
+		uint32_t best = 0;
+		for (uint32_t s = 1; s < 256; s++)
+			best = c[s] > c[best] ? s : best;
 		e->clock_modes[k] = (uint8_t)best; /* the first at least: the tests split on it */
-		if (!left || (uint64_t)count[best] * 5 < (uint64_t)left * 2)
+		if (!left || (uint64_t)c[best] * 5 < (uint64_t)left * 2)
 			break;
-		left -= count[best];
+		left -= c[best];
+		c[best] = 0;
 	}
 	if (ct_split_mode >= 0)
 		return ct_split_mode ? (k ? k : 1) : 0;

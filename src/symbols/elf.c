@@ -140,28 +140,24 @@ static int ct_better(const struct ct_sym_vec *s, size_t i, size_t j)
 
 static void ct_finish(struct ct_sym_vec *s, struct ct_elf_funcs *out)
 {
-	/* sort an index, so bind/from_symtab stay attached to their symbol */
-	size_t *idx = ct_malloc(s->n * sizeof(size_t) + 1);
+	/* sort where each symbol was read, so bind/from_symtab stay attached to it */
 	struct ct_sym_key *keys = ct_malloc(2 * s->n * sizeof(*keys) + 1);
 	for (size_t i = 0; i < s->n; i++)
 		keys[i] = (struct ct_sym_key){ s->v[i].value, i };
 	const struct ct_sym_key *sorted = ct_sort_by_value(keys, keys + s->n, s->n);
-	for (size_t i = 0; i < s->n; i++)
-		idx[i] = (size_t)sorted[i].at;
 
 	out->syms = ct_malloc(s->n * sizeof(*out->syms) + 1);
 	out->n = 0;
 	for (size_t k = 0; k < s->n;) {
-		size_t best = idx[k], m = k + 1;
-		for (; m < s->n && s->v[idx[m]].value == s->v[best].value; m++)
-			if (ct_better(s, idx[m], best))
-				best = idx[m];
+		size_t best = sorted[k].at, m = k + 1;
+		for (; m < s->n && s->v[sorted[m].at].value == s->v[best].value; m++)
+			if (ct_better(s, sorted[m].at, best))
+				best = sorted[m].at;
 		out->syms[out->n] = s->v[best];
 		out->syms[out->n].name = ct_strdup(s->v[best].name);
 		out->n++;
 		k = m;
 	}
-	free(idx);
 	free(keys);
 }
 
