@@ -45,13 +45,20 @@ static char *ct_lt_find(const char *prog)
 	return NULL;
 }
 
+/*
+ * The script's text, NULL if it is not a script: the program is most often
+ * an ELF file of megabytes, of which two bytes tell (reading CT_LT_MAX of it
+ * cost every recording 64 page faults).
+ */
 static char *ct_lt_read(const char *path)
 {
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return NULL;
 	char *text = ct_malloc(CT_LT_MAX + 1);
-	size_t n = fread(text, 1, CT_LT_MAX, f);
+	size_t n = fread(text, 1, 2, f);
+	if (n == 2 && !strncmp(text, "#!", 2))
+		n += fread(text + 2, 1, CT_LT_MAX - 2, f);
 	fclose(f);
 	text[n] = 0;
 	return text;
