@@ -25,36 +25,26 @@
  * on stderr what was done with each file (for the tests).
  *
  * The cache stays small: a run that uses a plan sets its file's time, and
- * a run that writes one prunes the directory, least recently used first:
- * plans unused for CT_PLAN_KEEP_DAYS days go, then the oldest until at most
- * CT_PLAN_KEEP_FILES files and CT_PLAN_KEEP_BYTES bytes are left (the plan
- * just written always stays), and temporary files a crashed writer left.
+ * a run that writes one prunes the directory, least recently used first
+ * (ct_cache_prune, src/common/cachedir.c: 30 days, 256 files, 64 MiB; the
+ * plan just written always stays), and temporary files a crashed writer left.
  * What each module's plan came from is counted in the pool, for info.
  */
-#include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../runtime.h"
+#include "../../common/cachedir.h"
 #include "../process/process.h"
 #include "elfmap.h"
 #include "plancache.h"
 
 #define CT_PLAN_MAGIC	 "CTPLAN\0\1"
 #define CT_PLAN_MAX_FILE (64u << 20)
-
-/* What the cache keeps (see the top). */
-#define CT_PLAN_KEEP_DAYS  30
-#define CT_PLAN_KEEP_FILES 256
-#define CT_PLAN_KEEP_BYTES (64ull << 20)
-#define CT_PLAN_SCAN_MAX   4096 /* files looked at in one pruning */
-#define CT_PLAN_TMP_SECS   3600 /* a temporary file older than this was left by a crash */
 
 struct ct_plan_head {
 	char magic[8];
@@ -64,16 +54,6 @@ struct ct_plan_head {
 	uint32_t pad;
 	uint64_t text_off, text_len;
 };
-
-static uint64_t ct_fnv1a(const void *p, size_t n, uint64_t h)
-{
-	const uint8_t *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
-
-#define CT_FNV_START 0xcbf29ce484222325ull
 
 static size_t ct_pad8(size_t n)
 {
@@ -121,35 +101,6 @@ static int ct_find_self(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* $XDG_CACHE_HOME/calltrace or $HOME/.cache/calltrace, made 0700 if missing; -1 if none. */
-static int ct_cache_dir(void)
-{
-	char base[4096];
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	int n;
-	if (xdg && *xdg == '/')
-		n = snprintf(base, sizeof(base), "%s", xdg);
-	else if (home && *home == '/')
-		n = snprintf(base, sizeof(base), "%s/.cache", home);
-	else
-		return -1;
-	if (n < 0 || (size_t)n + sizeof("/calltrace") > sizeof(base))
-		return -1;
-	mkdir(base, 0700);
-	strcat(base, "/calltrace");
-	mkdir(base, 0700);
-	int fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0)
-		return -1;
-	/* ours and nobody else's to write in: else its files could be anyone's */
-	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static int ct_plan_disabled(void)
 {
 	const char *off = ct_getenv("CALLTRACE_NO_CACHE");
@@ -193,41 +144,18 @@ void ct_plancache_open(struct ct_plancache *pc, const struct dl_phdr_info *info,
 	pc->text_len = text_hi - text_lo;
 	snprintf(pc->name, sizeof(pc->name), "%.64s-%016llx.plan", id,
 		 (unsigned long long)ct_fnv1a(pc->key, pc->key_len, CT_FNV_START));
-	pc->dir = ct_cache_dir();
+	pc->dir = ct_cache_dir_open();
 	pc->usable = pc->dir >= 0;
 }
 
 /* The whole file, if it is a regular file of ours nobody else may write, of a sane size. */
 static int ct_plan_read(struct ct_plancache *pc)
 {
-	struct stat st;
-	int fd = openat(pc->dir, pc->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022) || st.st_size < (off_t)sizeof(struct ct_plan_head) ||
-	    st.st_size > (off_t)CT_PLAN_MAX_FILE) {
-		close(fd);
+	int r = ct_cache_read(pc->dir, pc->name, sizeof(struct ct_plan_head), CT_PLAN_MAX_FILE,
+			      &pc->data, &pc->len);
+	if (r == -2)
 		ct_plan_debug(pc, "ignored (not a file of the user's own, or its size)");
-		return -1;
-	}
-	pc->len = (size_t)st.st_size;
-	pc->data = malloc(pc->len);
-	size_t got = 0;
-	while (pc->data && got < pc->len) {
-		ssize_t r = read(fd, (char *)pc->data + got, pc->len - got);
-		if (r <= 0 && !(r < 0 && errno == EINTR))
-			break;
-		if (r > 0)
-			got += (size_t)r;
-	}
-	close(fd);
-	if (got != pc->len) {
-		free(pc->data);
-		pc->data = NULL;
-		return -1;
-	}
-	return 0;
+	return r < 0 ? -1 : 0;
 }
 
 /* The header, key, size and checksum are exactly what this module and key would write. */
@@ -317,21 +245,6 @@ const char *ct_plancache_name(const struct ct_elf_map *m, uint32_t sym, uint32_t
 	return ct_elf_string(m, ct_elf_section_at(m, symtab->sh_link), y->st_name);
 }
 
-static int ct_write_all(int fd, const void *p, size_t n)
-{
-	const char *b = p;
-	while (n) {
-		ssize_t w = write(fd, b, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 void ct_plancache_save(struct ct_plancache *pc, const struct ct_plan_rec *r, size_t n)
 {
 	struct ct_plan_head h = {
@@ -339,124 +252,23 @@ void ct_plancache_save(struct ct_plancache *pc, const struct ct_plan_rec *r, siz
 		pc->text_off,  pc->text_len
 	};
 	static const char zeros[8];
-	char tmp[128];
 	pc->save_tried = 1;
 	if (!pc->usable || n > CT_PLAN_MAX_FILE / sizeof(*r))
 		return;
-	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", pc->name, (long)getpid());
-	int fd = openat(pc->dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	uint64_t sum = ct_fnv1a(&h, sizeof(h), CT_FNV_START);
 	size_t pad = ct_pad8(pc->key_len) - pc->key_len;
+	uint64_t sum = ct_fnv1a(&h, sizeof(h), CT_FNV_START);
 	sum = ct_fnv1a(pc->key, pc->key_len, sum);
 	sum = ct_fnv1a(zeros, pad, sum);
 	sum = ct_fnv1a(r, n * sizeof(*r), sum);
-	int bad = fchmod(fd, 0600) < 0 || ct_write_all(fd, &h, sizeof(h)) < 0 ||
-		  ct_write_all(fd, pc->key, pc->key_len) < 0 || ct_write_all(fd, zeros, pad) < 0 ||
-		  ct_write_all(fd, r, n * sizeof(*r)) < 0 ||
-		  ct_write_all(fd, &sum, sizeof(sum)) < 0;
-	bad |= close(fd) < 0;
-	if (bad || renameat(pc->dir, tmp, pc->dir, pc->name) < 0) {
-		unlinkat(pc->dir, tmp, 0);
+	struct iovec parts[] = { { &h, sizeof(h) },
+				 { pc->key, pc->key_len },
+				 { (void *)zeros, pad },
+				 { (void *)r, n * sizeof(*r) },
+				 { &sum, sizeof(sum) } };
+	if (ct_cache_write(pc->dir, pc->name, parts, 5) < 0)
 		return;
-	}
 	pc->saved = 1;
 	ct_plan_debug(pc, "written");
-}
-
-/* ---- keeping the cache small ---------------------------------------------- */
-
-struct ct_plan_file {
-	time_t used; /* its mtime: set when written or used */
-	off_t size;
-	char name[96];
-};
-
-/*
- * A name plancache.c gives (hex digits and '-', then ".plan"), or the
- * recorder's lists of functions from system headers (".syshdr",
- * src/record/syshdr.c), pruned alike; else a temporary file of ours.
- */
-static int ct_plan_file_kind(const char *name)
-{
-	size_t len = strlen(name), hex = strspn(name, "0123456789abcdef-");
-	if (len > 5 && len < sizeof(((struct ct_plan_file *)0)->name) &&
-	    (!strcmp(name + hex, ".plan") || !strcmp(name + hex, ".syshdr")))
-		return 'p';
-	if (len > 5 && !strcmp(name + len - 4, ".tmp") &&
-	    ((name[0] == '.' && strstr(name, ".plan.")) || strstr(name, ".syshdr.")))
-		return 't';
-	return 0;
-}
-
-static int ct_plan_newer_first(const void *a, const void *b)
-{
-	const struct ct_plan_file *x = a, *y = b;
-	return (x->used < y->used) - (x->used > y->used);
-}
-
-/*
- * The plans in the directory (regular files of ours, by their names), with
- * those unused for too long and stale temporary files removed on the way.
- */
-static size_t ct_plan_list(int dir, struct ct_plan_file *out, size_t room)
-{
-	int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	time_t now = time(NULL);
-	size_t n = 0;
-	struct dirent *e;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	while (n < room && (e = readdir(d))) {
-		struct stat st;
-		int kind = ct_plan_file_kind(e->d_name);
-		if (!kind || fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
-			continue;
-		if (kind == 't') {
-			if (now - st.st_mtime > CT_PLAN_TMP_SECS)
-				unlinkat(dir, e->d_name, 0);
-		} else if (now - st.st_mtime > (time_t)CT_PLAN_KEEP_DAYS * 86400) {
-			unlinkat(dir, e->d_name, 0);
-		} else {
-			out[n].used = st.st_mtime;
-			out[n].size = st.st_size;
-			snprintf(out[n].name, sizeof(out[n].name), "%s", e->d_name);
-			n++;
-		}
-	}
-	closedir(d);
-	return n;
-}
-
-/*
- * The most recently used plans are kept while they fit the bounds; from the
- * first that does not, every older one goes. keep (just written) stays.
- */
-static void ct_plan_prune(int dir, const char *keep)
-{
-	struct ct_plan_file *f = malloc(CT_PLAN_SCAN_MAX * sizeof(*f));
-	unsigned long long bytes = 0;
-	size_t kept = 0;
-	int full = 0;
-
-	if (!f)
-		return;
-	size_t n = ct_plan_list(dir, f, CT_PLAN_SCAN_MAX);
-	qsort(f, n, sizeof(*f), ct_plan_newer_first);
-	for (size_t i = 0; i < n; i++) {
-		bytes += (unsigned long long)f[i].size;
-		full |= ++kept > CT_PLAN_KEEP_FILES || bytes > CT_PLAN_KEEP_BYTES;
-		if (full && strcmp(f[i].name, keep))
-			unlinkat(dir, f[i].name, 0);
-	}
-	free(f);
 }
 
 /* What this module's plan came from, for info's "patch plans:" line. */
@@ -479,7 +291,7 @@ void ct_plancache_close(struct ct_plancache *pc)
 	if (pc->dir >= 0 && pc->offered && !pc->save_tried)
 		utimensat(pc->dir, pc->name, NULL, AT_SYMLINK_NOFOLLOW);
 	if (pc->dir >= 0 && pc->saved)
-		ct_plan_prune(pc->dir, pc->name);
+		ct_cache_prune(pc->dir, pc->name);
 	if (pc->dir >= 0)
 		close(pc->dir);
 	free(pc->data);
