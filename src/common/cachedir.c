@@ -27,7 +27,18 @@ uint64_t ct_fnv1a(const void *p, size_t n, uint64_t h)
 	return h;
 }
 
-int ct_cache_dir_open(void)
+/* ours and nobody else's to write in: else its files could be anyone's */
+static int ct_dir_ours(int fd)
+{
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int ct_cache_dir_open(const char *sub)
 {
 	char base[4096];
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -43,16 +54,13 @@ int ct_cache_dir_open(void)
 	mkdir(base, 0700);
 	strcat(base, "/calltrace");
 	mkdir(base, 0700);
-	int fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0)
-		return -1;
-	/* ours and nobody else's to write in: else its files could be anyone's */
-	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	int fd = ct_dir_ours(open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	if (fd < 0 || !sub)
+		return fd;
+	mkdirat(fd, sub, 0700);
+	int in = ct_dir_ours(openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	close(fd);
+	return in;
 }
 
 int ct_cache_read(int dir, const char *name, size_t min, size_t max, void **data, size_t *len)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * calltrace's cache directory, $XDG_CACHE_HOME/calltrace (else
- * ~/.cache/calltrace): the runtime's patch plans (plancache.c), the
- * recorder's lists of functions from system headers (syshdr.c) and its
- * symbol tables (symcache.c). Shared by the tool and the runtime.
+ * ~/.cache/calltrace): the runtime's patch plans (plancache.c) and the
+ * recorder's lists of functions from system headers (syshdr.c), and in its
+ * subdirectory symtab/ the recorder's symbol tables (symcache.c). Shared by
+ * the tool and the runtime.
  *
  * Its files are untrusted input: read only from a directory and a file the
  * user owns that nobody else may write, of a size the caller bounds; written
@@ -26,8 +27,12 @@
 /* FNV-1a 64 of n bytes at p, continuing from h (CT_FNV_START to begin). */
 uint64_t ct_fnv1a(const void *p, size_t n, uint64_t h) CT_HIDDEN;
 
-/* The cache directory, made 0700 if missing, open; -1 if there is none we may trust. */
-int ct_cache_dir_open(void) CT_HIDDEN;
+/*
+ * The cache directory, or its subdirectory sub (each kind of file that
+ * prunes alone has its own), made 0700 if missing, open; -1 if there is
+ * none we may trust.
+ */
+int ct_cache_dir_open(const char *sub) CT_HIDDEN;
 
 /*
  * File name in dir, whole, into a buffer of the caller's (free it): 0, or -1

@@ -230,7 +230,8 @@ int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const vo
  */
 #define CT_ONCE_ZSTD_LEVEL 1
 
-int ct_writer_block_zstd(struct ct_writer *w, uint16_t type, const void *payload, uint32_t len)
+uint32_t ct_writer_compress(struct ct_writer *w, const void *payload, uint32_t len, uint16_t *flags,
+			    const void **out)
 {
 	size_t bound = ZSTD_compressBound(len);
 	if (bound > w->zcap) {
@@ -239,10 +240,24 @@ int ct_writer_block_zstd(struct ct_writer *w, uint16_t type, const void *payload
 		w->zcap = bound;
 	}
 	size_t n = ZSTD_compressCCtx(w->cctx, w->zbuf, w->zcap, payload, len, CT_ONCE_ZSTD_LEVEL);
-	if (ZSTD_isError(n))
+	if (ZSTD_isError(n)) {
+		*flags = 0;
+		*out = payload;
+		return len;
+	}
+	*flags = CT_BLOCK_ZSTD;
+	*out = w->zbuf;
+	return (uint32_t)n;
+}
+
+int ct_writer_block_zstd(struct ct_writer *w, uint16_t type, const void *payload, uint32_t len)
+{
+	uint16_t flags;
+	const void *out;
+	uint32_t n = ct_writer_compress(w, payload, len, &flags, &out);
+	if (!flags)
 		return ct_writer_block(w, type, 0, payload, len, NULL, 0);
-	uint32_t raw = len;
-	return ct_writer_block(w, type, CT_BLOCK_ZSTD, &raw, sizeof(raw), w->zbuf, (uint32_t)n);
+	return ct_writer_block(w, type, CT_BLOCK_ZSTD, &len, sizeof(len), out, n);
 }
 
 int ct_writer_close(struct ct_writer *w)

@@ -35,6 +35,14 @@ int ct_writer_block(struct ct_writer *w, uint16_t type, uint16_t flags, const vo
 		    uint32_t alen, const void *b, uint32_t blen);
 /* The same, compressed with zstd. */
 int ct_writer_block_zstd(struct ct_writer *w, uint16_t type, const void *payload, uint32_t len);
+/*
+ * A block as ct_writer_block_zstd writes it: *flags (CT_BLOCK_ZSTD, or 0
+ * when zstd did not shrink it), *raw (the payload's length), and the bytes
+ * that follow the raw length (or the payload itself), in the writer's
+ * buffer until its next block. Returns their length.
+ */
+uint32_t ct_writer_compress(struct ct_writer *w, const void *payload, uint32_t len, uint16_t *flags,
+			    const void **out);
 /* Write the blocks held back so far. */
 int ct_writer_flush(struct ct_writer *w);
 /* The same if the oldest was held back age_ns or more: the recorder calls it before it waits. */

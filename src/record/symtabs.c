@@ -2,11 +2,13 @@
 /*
  * At the end of a recording, the symbol tables of every module some event
  * points into, read from the files on disk and saved into the trace, once per
- * distinct file (path and build-id), so the trace reads anywhere.
+ * distinct file (path and build-id), so the trace reads anywhere. A table
+ * made before for the same builds comes from the cache (symcache.c).
  */
 #include <stdlib.h>
 
 #include "record.h"
+#include "symcache.h"
 #include "../symbols/symbols.h"
 
 static void ct_mark_hits(struct ct_collector *c)
@@ -41,49 +43,76 @@ static int ct_listed(const char **paths, size_t n, const char *path)
 	return 0;
 }
 
-static void ct_write_symtab(struct ct_collector *c, const struct ct_rec_module *m)
+/* Module m's table, serialized for its SYMTAB block; 0 if it has none (said why). */
+static int ct_read_symtab(const struct ct_rec_module *m, const char *const *libs, struct ct_buf *b,
+			  int *changed)
 {
 	struct ct_elf_funcs funcs;
 	char err[512];
-	const char **libs = ct_malloc((c->nmods + 1) * sizeof(char *));
-	size_t n = 0;
-	for (size_t i = 0; i < c->nmods; i++) /* the process's modules, in load order */
-		if (c->mods[i].instance == m->instance && !ct_listed(libs, n, c->mods[i].path))
-			libs[n++] = c->mods[i].path;
-	libs[n] = NULL;
-	int r = ct_elf_read_funcs(m->path, libs, &funcs, err, sizeof(err));
-	free(libs);
-	if (r < 0) {
+
+	if (ct_elf_read_funcs(m->path, libs, &funcs, err, sizeof(err)) < 0) {
 		ct_warn("no symbols for %s: %s", m->path, err);
-		return;
+		return 0;
 	}
-	if (m->build_id_len && (funcs.build_id_len != m->build_id_len ||
-				memcmp(funcs.build_id, m->build_id, m->build_id_len)))
+	*changed = m->build_id_len && (funcs.build_id_len != m->build_id_len ||
+				       memcmp(funcs.build_id, m->build_id, m->build_id_len));
+	if (*changed)
 		ct_warn("%s changed on disk while it was traced: its names may be wrong", m->path);
 
-	struct ct_buf b = { 0 };
 	struct ct_symtab_hdr h = { .nsyms = (uint32_t)funcs.n,
 				   .path_len = (uint32_t)strlen(m->path) + 1,
 				   .build_id_len = m->build_id_len };
 	size_t bytes = sizeof(h) + h.path_len;
 	for (size_t i = 0; i < funcs.n; i++) /* the block's size first: one allocation */
 		bytes += 16 + strlen(funcs.syms[i].name) + 1;
-	ct_buf_reserve(&b, bytes);
+	ct_buf_reserve(b, bytes);
 	memcpy(h.build_id, m->build_id, sizeof(h.build_id));
-	ct_buf_append(&b, &h, sizeof(h));
-	ct_buf_append(&b, m->path, h.path_len);
+	ct_buf_append(b, &h, sizeof(h));
+	ct_buf_append(b, m->path, h.path_len);
 	for (size_t i = 0; i < funcs.n; i++) {
-		ct_buf_append(&b, &funcs.syms[i].value, 8);
-		ct_buf_append(&b, &funcs.syms[i].size, 8);
-		ct_buf_append(&b, funcs.syms[i].name, strlen(funcs.syms[i].name) + 1);
+		ct_buf_append(b, &funcs.syms[i].value, 8);
+		ct_buf_append(b, &funcs.syms[i].size, 8);
+		ct_buf_append(b, funcs.syms[i].name, strlen(funcs.syms[i].name) + 1);
 	}
-	ct_writer_block_zstd(c->w, CT_BLOCK_SYMTAB, b.data, (uint32_t)b.len);
-	ct_buf_free(&b);
 	ct_elf_funcs_free(&funcs);
+	return 1;
+}
+
+static void ct_write_symtab(struct ct_collector *c, const struct ct_rec_module *m,
+			    struct ct_symcache *sc)
+{
+	const char **libs = ct_malloc((c->nmods + 1) * sizeof(char *));
+	size_t n = 0;
+	for (size_t i = 0; i < c->nmods; i++) /* the process's modules, in load order */
+		if (c->mods[i].instance == m->instance && !ct_listed(libs, n, c->mods[i].path))
+			libs[n++] = c->mods[i].path;
+	libs[n] = NULL;
+
+	struct ct_symkey key;
+	struct ct_buf b = { 0 };
+	int cached = ct_symcache_key(sc, c, m, libs, &key), changed = 0;
+	if (!(cached && ct_symcache_use(sc, &key, c->w)) && ct_read_symtab(m, libs, &b, &changed)) {
+		uint16_t flags;
+		const void *out;
+		uint32_t len = ct_writer_compress(c->w, b.data, (uint32_t)b.len, &flags, &out);
+		uint32_t raw = (uint32_t)b.len;
+		if (flags)
+			ct_writer_block(c->w, CT_BLOCK_SYMTAB, flags, &raw, sizeof(raw), out, len);
+		else
+			ct_writer_block(c->w, CT_BLOCK_SYMTAB, 0, out, len, NULL, 0);
+		if (cached && !changed) /* not the code that ran: never kept */
+			ct_symcache_save(sc, &key, flags, raw, out, len);
+	}
+	ct_buf_free(&b);
+	ct_symkey_free(&key);
+	free(libs);
 }
 
 void ct_write_symtabs(struct ct_collector *c)
 {
+	struct ct_symcache sc;
+	int opened = 0;
+
 	ct_mark_hits(c);
 	for (size_t i = 0; i < c->nmods; i++) {
 		if (!c->mods[i].hit)
@@ -91,7 +120,12 @@ void ct_write_symtabs(struct ct_collector *c)
 		int done = 0;
 		for (size_t j = 0; j < i && !done; j++)
 			done = c->mods[j].hit && ct_same_file(&c->mods[i], &c->mods[j]);
-		if (!done)
-			ct_write_symtab(c, &c->mods[i]);
+		if (done)
+			continue;
+		if (!opened++)
+			ct_symcache_open(&sc);
+		ct_write_symtab(c, &c->mods[i], &sc);
 	}
+	if (opened)
+		ct_symcache_close(&sc);
 }
