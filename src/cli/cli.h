@@ -91,7 +91,8 @@ struct ct_cli_filter {
 	"                         'lib.so:GLOB' patches a shared library's functions too,\n"        \
 	"                         '!GLOB' leaves functions out; 'GLOB@LIB' takes calls\n"         \
 	"                         into shared libraries ('malloc@*', '*@libz.so*')\n"             \
-	"      --no-cache         plan the patching anew, without ~/.cache/calltrace\n"         \
+	"      --no-cache         read symbols and plan the patching anew, without\n"          \
+	"                         ~/.cache/calltrace\n"                                        \
 	"      --libcalls         trace every call into shared libraries, shown as\n"             \
 	"                         name@library (printf@libc.so.6); '!GLOB@*' leaves some out\n"  \
 	"  -a, --args             arguments and return values of every traced function,\n"       \
