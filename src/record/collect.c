@@ -23,7 +23,7 @@ void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_w
 	memset(c, 0, sizeof(*c));
 	c->pool = pool;
 	c->w = w;
-	ct_encoder_init(&c->enc, pool->geo.chunk_size / 16, level);
+	c->level = level;
 	/* --jobs N: N workers encode (1: this thread, as chunks come, with no hand-off) */
 	ct_workers_init(&c->workers, jobs > 1 ? jobs : 0, pool->geo.chunk_size / 16, level);
 	ct_map_init(&c->seen, 1024);
@@ -38,9 +38,21 @@ void ct_collector_init(struct ct_collector *c, struct ct_pool *pool, struct ct_w
 	c->block_chunks = ct_block_chunks(pool->geo.chunk_size);
 }
 
+/* The collector's own encoder, for blocks it encodes itself (live, snapshots, lost events). */
+static struct ct_encoder *ct_collector_encoder(struct ct_collector *c)
+{
+	if (!c->enc) {
+		c->enc = ct_malloc(sizeof(*c->enc));
+		ct_encoder_init(c->enc, c->pool->geo.chunk_size / 16, c->level);
+	}
+	return c->enc;
+}
+
 void ct_collector_free(struct ct_collector *c)
 {
-	ct_encoder_free(&c->enc);
+	if (c->enc)
+		ct_encoder_free(c->enc);
+	free(c->enc);
 	ct_workers_free(&c->workers);
 	ct_chunk_job_free(&c->job);
 	ct_buf_free(&c->side_copy);
@@ -382,7 +394,7 @@ static uint64_t ct_encode_now(struct ct_collector *c, const struct ct_desc_view 
 	j->read_before = 0;
 	j->zero_read = 0; /* live: the thread goes on filling it; a snapshot's copy */
 	j->nmore = 0;
-	ct_chunk_encode(&c->enc, j);
+	ct_chunk_encode(ct_collector_encoder(c), j);
 	ct_commit(c, j);
 	return j->used;
 }
@@ -585,7 +597,7 @@ static void ct_tell_untold(struct ct_collector *c, int everyone)
 			continue;
 		uint64_t untold = atomic_load(&s->dropped) - atomic_load(&s->told);
 		if (untold) {
-			struct ct_encoder *e = &c->enc;
+			struct ct_encoder *e = ct_collector_encoder(c);
 			ct_encoder_begin(e, d.instance, d.pid, d.tid, d.thread_seq, CT_EVENTS_LAST, 1);
 			e->hdr.snapshot = c->generation;
 			ct_encoder_ext(e, ct_last_clock(c, &d), CT_EXT_LOST, &untold, sizeof(untold));

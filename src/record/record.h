@@ -123,7 +123,12 @@ struct ct_rec_instance {
 struct ct_collector {
 	struct ct_pool *pool;
 	struct ct_writer *w;
-	struct ct_encoder enc;	 /* live, snapshots and lost-event blocks: here */
+	/*
+	 * live, snapshots and lost-event blocks: here, made when first needed
+	 * (ct_collector_encoder): 140 KiB a plain recording does not touch
+	 */
+	struct ct_encoder *enc;
+	int level;
 	struct ct_chunk_job job; /* ... and their chunk */
 	struct ct_chunk_job *group; /* a slot gathering a thread's chunks, not handed out yet */
 	struct ct_workers workers; /* chunks taken from threads (record --jobs) */
