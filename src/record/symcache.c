@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "symcache.h"
+#include "../common/buildid.h"
 #include "../common/cachedir.h"
 #include "../format/format.h"
 #include "../symbols/symbols.h"
@@ -76,20 +77,29 @@ static void ct_symcache_say(const struct ct_symcache *sc, const char *name, cons
 		fprintf(stderr, "calltrace: symbol cache %s: %s\n", name, what);
 }
 
+/* calltrace's own build-id in hex, from its notes in memory (the first module is the program) */
+static int ct_find_self(struct dl_phdr_info *info, size_t size, void *hex)
+{
+	uint32_t len;
+	const uint8_t *id = ct_module_build_id_note(info, &len);
+	(void)size;
+	if (!id || len < 8 || len > 32)
+		return -1; /* no build-id: no cache */
+	ct_hex(id, len, hex);
+	return 1;
+}
+
 void ct_symcache_open(struct ct_symcache *sc)
 {
 	const char *off = getenv("CALLTRACE_NO_CACHE"), *debug = getenv("CALLTRACE_CACHE_DEBUG");
-	uint8_t id[32];
-	int len;
 
 	sc->dir = -1;
 	sc->debug = debug && *debug == '1';
 	if ((off && *off && strcmp(off, "0")) || !getenv("HOME"))
 		return;
 	/* a rebuilt calltrace may read symbols otherwise under the same version */
-	if ((len = ct_elf_build_id("/proc/self/exe", id)) < 8)
+	if (dl_iterate_phdr(ct_find_self, sc->tool) != 1)
 		return;
-	ct_hex(id, (size_t)len, sc->tool);
 	sc->dir = ct_cache_dir_open("symtab");
 }
 

@@ -52,31 +52,6 @@ struct ct_scan {
 	unsigned long long adds;
 };
 
-const uint8_t *ct_module_build_id_note(const struct dl_phdr_info *info, uint32_t *len)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		const char *note = (const char *)(info->dlpi_addr + ph->p_vaddr);
-		const char *end = note + ph->p_memsz;
-		while (note + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *nh = (const void *)note;
-			const char *name = note + sizeof(*nh);
-			const char *desc = name + ((nh->n_namesz + 3) & ~3u);
-			if (desc + nh->n_descsz > end)
-				break;
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    !memcmp(name, "GNU", 4)) {
-				*len = nh->n_descsz;
-				return (const uint8_t *)desc;
-			}
-			note = desc + ((nh->n_descsz + 3) & ~3u);
-		}
-	}
-	return NULL;
-}
-
 static void ct_module_build_id(struct dl_phdr_info *info, struct ct_ext_module *m)
 {
 	uint32_t len;

@@ -20,8 +20,8 @@ int ct_modules_changed(void) CT_HIDDEN;
 void ct_modules_forget(void) CT_HIDDEN;
 /* modules.c: the runtime range of a module's executable segments; 0 if it has none */
 int ct_module_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi) CT_HIDDEN;
-/* modules.c: the module's GNU build-id note in memory (len bytes), or NULL */
-const uint8_t *ct_module_build_id_note(const struct dl_phdr_info *info, uint32_t *len) CT_HIDDEN;
+/* the module's GNU build-id note in memory: src/common/buildid.h */
+#include "../../common/buildid.h"
 
 /* init.c: this process was counted in the pool's started_processes (not so in a vfork child) */
 int ct_process_counted(void) CT_HIDDEN;
