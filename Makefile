@@ -205,11 +205,11 @@ check-quick: check-build
 
 # make check-sanitize: the tool built with ASan+UBSan (into build-san/, or BUILD=...)
 # and a subset run under it, a few minutes: the bad-input (reader) tests, the unit,
-# fault, export, flame and argument tests, and the programs with threads, fork,
+# symbol cache, fault, export, flame and argument tests, and the programs with threads, fork,
 # exceptions, longjmp and crashes at two combos (not the threads stress suite).
 # make check SANITIZE=address,undefined runs everything under it (slower). Any
 # sanitizer report fails the run.
-SAN_CHECK_TESTS := ^(bad|unit|faults|export|flame|args)$$|threads8|thread_churn|fork|exceptions|longjmp|crash
+SAN_CHECK_TESTS := ^(bad|unit|faults|export|flame|args|symcache)$$|threads8|thread_churn|fork|exceptions|longjmp|crash
 SAN_CHECK_DEFAULT := address,undefined
 check-sanitize:
 	@$(MAKE) --no-print-directory SANITIZE=$(or $(SANITIZE),$(SAN_CHECK_DEFAULT)) check-sanitize-run
