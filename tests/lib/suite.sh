@@ -23,6 +23,9 @@
 #                                   "N passed, N failed, N skipped"; exits 0 iff none failed
 #   suite_tally FILE                count in FILE too, for checks run in subshells
 #                                   (FILE emptied; call it once the folder is there)
+#   suite_needs TOOL...             a FAIL for each tool missing; finish if $CT is not built
+#   suite_workdir                   W, a fresh /tmp/ct-NAME.XXXXXX, removed by finish
+#                                   (unless KEEP is set)
 #
 # A suite that must clean up defines its own finish after this file, ending with
 # suite_close.
@@ -100,4 +103,26 @@ suite_close() {
 finish() {
 	suite_close
 	exit
+}
+
+# suite_needs TOOL...: a FAIL for each tool missing, and finish if calltrace is not built
+suite_needs() {
+	local tool
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null 2>&1 || bad setup "$tool is missing (scripts/install-deps.sh --test)"
+	done
+	if ! [ -x "$CT" ]; then
+		bad setup "$CT is missing: run make"
+		finish
+	fi
+}
+
+# suite_workdir: W, a fresh /tmp/ct-SUITE.XXXXXX that finish removes (unless KEEP is set)
+suite_workdir() {
+	W=$(mktemp -d "/tmp/ct-$SUITE_NAME.XXXXXX") || exit 1
+	finish() {
+		[ -n "${KEEP:-}" ] || rm -rf "$W"
+		suite_close
+		exit
+	}
 }

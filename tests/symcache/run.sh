@@ -26,20 +26,8 @@ suite symcache
 T=60
 run() { timeout -k 5 $T "$@"; }
 
-for tool in gcc "$PY"; do
-	command -v "$tool" >/dev/null 2>&1 || bad setup "$tool is missing (scripts/install-deps.sh --test)"
-done
-if ! [ -x "$CT" ]; then
-	bad setup "$CT is missing: run make"
-	finish
-fi
-
-W=$(mktemp -d /tmp/ct-symcache.XXXXXX) || exit 1
-finish() {
-	[ -n "${KEEP:-}" ] || rm -rf "$W"
-	suite_close
-	exit
-}
+suite_needs gcc "$PY"
+suite_workdir
 export XDG_CACHE_HOME=$W/cache CALLTRACE_CACHE_DEBUG=1
 unset CALLTRACE_NO_CACHE
 DIR=$XDG_CACHE_HOME/calltrace/symtab
