@@ -137,6 +137,14 @@ void ct_encoder_grow(struct ct_encoder *e, uint32_t records)
 	e->again = ct_realloc(e->again, words * 8);
 	memset(e->again + old_words, 0, (words - old_words) * 8);
 	ct_encoder_open_room(e, 64);
+	/*
+	 * The block's body at its largest (the planes one after the other, and
+	 * room for the function table and escapes): grown by doubling as the
+	 * first blocks got larger, it was copied each time.
+	 */
+	size_t body = 2 * (words * 8) + 3 * (size_t)cap + (64u << 10);
+	if (body > e->body.cap)
+		ct_buf_reserve(&e->body, body - e->body.len);
 	e->plane_cap = cap;
 }
 
