@@ -216,7 +216,11 @@ static void ct_info_processes(FILE *out, const struct ct_trace *t)
 
 static void ct_info_modules(FILE *out, const struct ct_trace *t)
 {
-	fprintf(out, "modules:    %zu with symbols\n", t->nsymtabs);
+	uint64_t cached = ct_meta_count(t, "symtabs_cached");
+	fprintf(out, "modules:    %zu with symbols", t->nsymtabs);
+	if (cached) /* record's symbol table cache (src/record/symcache.c) */
+		fprintf(out, " (%llu from the cache)", (unsigned long long)cached);
+	fputc('\n', out);
 	for (size_t i = 0; i < t->nsymtabs; i++) {
 		const struct ct_buf *b = &t->symtabs[i];
 		struct ct_symtab_hdr h;

@@ -537,6 +537,10 @@ static void ct_write_method(struct ct_session *s)
 		ct_meta_skips(&b, &s->pool);
 	}
 	ct_meta_plans(&b, s->pool.ctl);
+	if (s->col.symtabs_cached) {
+		snprintf(n, sizeof(n), "%u", s->col.symtabs_cached);
+		ct_meta_add(&b, "symtabs_cached", n);
+	}
 	ct_meta_breakpoints(&b, s->pool.ctl);
 	if (atomic_load(&s->pool.ctl->libcall_sites)) {
 		snprintf(n, sizeof(n), "%u", atomic_load(&s->pool.ctl->libcalls));

@@ -133,6 +133,7 @@ struct ct_collector {
 	struct ct_chunk_job *group; /* a slot gathering a thread's chunks, not handed out yet */
 	struct ct_workers workers; /* chunks taken from threads (record --jobs) */
 	uint64_t events, lost, salvaged, abandoned, blocks, crashes;
+	uint32_t symtabs_cached; /* symbol tables copied from the cache (symcache.c) */
 	uint64_t refused;	/* chunks whose descriptor the program damaged: not read */
 	struct ct_map seen; /* instance << 47 | address of every function seen */
 	uint64_t *seen_recent; /* a direct-mapped cache of the keys last put in seen */

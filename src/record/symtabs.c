@@ -91,7 +91,9 @@ static void ct_write_symtab(struct ct_collector *c, const struct ct_rec_module *
 	struct ct_symkey key;
 	struct ct_buf b = { 0 };
 	int cached = ct_symcache_key(sc, c, m, libs, &key), changed = 0;
-	if (!(cached && ct_symcache_use(sc, &key, c->w)) && ct_read_symtab(m, libs, &b, &changed)) {
+	if (cached && ct_symcache_use(sc, &key, c->w)) {
+		c->symtabs_cached++;
+	} else if (ct_read_symtab(m, libs, &b, &changed)) {
 		uint16_t flags;
 		const void *out;
 		uint32_t len = ct_writer_compress(c->w, b.data, (uint32_t)b.len, &flags, &out);

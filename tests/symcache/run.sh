@@ -6,7 +6,8 @@
 # very same block (byte for byte) as one made from the ELF file, and whatever
 # the file holds, nothing wrong gets in. CALLTRACE_CACHE_DEBUG=1 makes the
 # recorder say what it did with each file ("written", "used", "ignored (...)").
-#   first, second  written, then used; dir 0700, file 0600; blocks identical
+#   first, second  written, then used; dir 0700, file 0600; blocks identical;
+#                  info says "(1 from the cache)" of the second
 #   no-cache       record --no-cache and CALLTRACE_NO_CACHE=1: the file untouched
 #   corrupt        a byte flipped, the file cut short, another key's file under
 #                  this name: ignored, written anew, blocks identical
@@ -128,6 +129,15 @@ else
 	ok second/not-written
 fi
 same second
+for pair in "first:1 with symbols" "second:1 with symbols (1 from the cache)"; do
+	name=${pair%%:*}
+	if run "$CT" info -i "$W/$name.data" >"$W/$name.info" 2>&1 &&
+		grep -qx "modules: *${pair#*:}" "$W/$name.info"; then
+		ok "info/$name"
+	else
+		bad "info/$name" "no line 'modules: ${pair#*:}'" "$W/$name.info"
+	fi
+done
 
 # no cache when asked
 before=$(stat -c %Y.%i "$FILE")
