@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <zstd.h>
 
 #include "events.h"
@@ -66,7 +67,8 @@ void ct_encoder_free(struct ct_encoder *e)
 	ct_buf_free(&e->out);
 	free(e->dict);
 	free(e->huff_pairs);
-	free(e->open ? e->open - 1 : NULL);
+	if (e->open)
+		munmap(e->open - 1, ((size_t)e->open_alloc + 1) * sizeof(*e->open));
 	free(e->bits);
 	free(e->again);
 	ZSTD_freeCCtx(e->cctx);
@@ -148,20 +150,44 @@ void ct_encoder_grow(struct ct_encoder *e, uint32_t records)
 	e->plane_cap = cap;
 }
 
+/*
+ * The open calls' memory, n entries and the one below the floor: mapped, and
+ * moved by the kernel as it grows (mremap), never copied. Pages come as the
+ * depth reaches them: gcc -O2 calls some functions' exit hooks at another
+ * stack pointer than their entry's, and such calls stay open until the block
+ * ends (yaml-cpp's reach 44,000 deep), which a realloc copied at every
+ * doubling and a fill of each new half touched twice over.
+ */
+static struct ct_enc_open *ct_open_map(struct ct_enc_open *open, size_t old_n, size_t n)
+{
+	void *p = open ? mremap(open - 1, (old_n + 1) * sizeof(*open), (n + 1) * sizeof(*open),
+				MREMAP_MAYMOVE)
+		       : mmap(NULL, (n + 1) * sizeof(*open), PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		ct_die(1, "out of memory");
+	return (struct ct_enc_open *)p + 1;
+}
+
+/* Entries filled past the depth asked for, so that the loop asks seldom: 64 KiB. */
+#define CT_OPEN_FILL_AHEAD 4096
+
 void ct_encoder_open_grow(struct ct_encoder *e, uint32_t depth)
 {
-	uint64_t cap = e->open_cap ? e->open_cap : 128;
-	while (cap < (uint64_t)depth + 2)
-		cap *= 2;
+	uint64_t need = (uint64_t)depth + 2, alloc = e->open_alloc ? e->open_alloc : 4096;
+	if (need > e->open_alloc) {
+		while (alloc < need)
+			alloc *= 2;
+		e->open = ct_open_map(e->open, e->open_alloc, alloc);
+		e->open_alloc = (uint32_t)alloc;
+	}
 	/*
 	 * An entry below the floor: the recorder's loop may point there before
 	 * it looks. The new entries hold no call (ct_encoder_begin empties the
 	 * others, up to open_hw).
 	 */
-	ptrdiff_t old = e->open ? (ptrdiff_t)e->open_cap : -1;
-	e->open = (struct ct_enc_open *)ct_realloc(e->open ? e->open - 1 : NULL,
-						   ((size_t)cap + 1) * sizeof(*e->open)) +
-		  1;
+	uint64_t cap = need + CT_OPEN_FILL_AHEAD < alloc ? need + CT_OPEN_FILL_AHEAD : alloc;
+	ptrdiff_t old = e->open_cap ? (ptrdiff_t)e->open_cap : -1;
 	memset(e->open + old, 0xff, (size_t)((ptrdiff_t)cap - old) * sizeof(*e->open));
 	e->open_cap = (uint32_t)cap;
 }

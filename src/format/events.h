@@ -102,7 +102,8 @@ struct ct_encoder {
 	struct ct_enc_open *open;
 	uint64_t *bits, *again;
 	uint32_t depth, open_hw;
-	uint32_t open_cap; /* entries open has (ct_encoder_open_room), the floor aside */
+	uint32_t open_cap;   /* entries open has filled (ct_encoder_open_room), the floor aside */
+	uint32_t open_alloc; /* ... and has mapped */
 	/*
 	 * Whether this block names calls made again: a block in eight does (a
 	 * probe), and the blocks after one where they were an eighth of the
