@@ -169,7 +169,7 @@ static struct ct_enc_open *ct_open_map(struct ct_enc_open *open, size_t old_n, s
 	return (struct ct_enc_open *)p + 1;
 }
 
-/* Entries filled past the depth asked for, so that the loop asks seldom: 64 KiB. */
+/* Entries filled past the depth asked for, so that the loop asks seldom: as many, 64 KiB at most. */
 #define CT_OPEN_FILL_AHEAD 4096
 
 void ct_encoder_open_grow(struct ct_encoder *e, uint32_t depth)
@@ -186,7 +186,8 @@ void ct_encoder_open_grow(struct ct_encoder *e, uint32_t depth)
 	 * it looks. The new entries hold no call (ct_encoder_begin empties the
 	 * others, up to open_hw).
 	 */
-	uint64_t cap = need + CT_OPEN_FILL_AHEAD < alloc ? need + CT_OPEN_FILL_AHEAD : alloc;
+	uint64_t ahead = need < CT_OPEN_FILL_AHEAD ? need : CT_OPEN_FILL_AHEAD;
+	uint64_t cap = need + ahead < alloc ? need + ahead : alloc;
 	ptrdiff_t old = e->open_cap ? (ptrdiff_t)e->open_cap : -1;
 	memset(e->open + old, 0xff, (size_t)((ptrdiff_t)cap - old) * sizeof(*e->open));
 	e->open_cap = (uint32_t)cap;
