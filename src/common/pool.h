@@ -132,7 +132,7 @@ struct ct_lost_slot {
 
 /*
  * ct_pool_ctl.recorder_sleeping. Dozing, the recorder is woken by the
- * CT_WAKE_BATCH-th chunk published, not by each (a wake costs the thread a
+ * CT_WAKE_BATCH-th chunk published (or ct_pool_ctl.wake_batch-th), not by each (a wake costs the thread a
  * system call and the recorder a context switch, some 5 % of both on a
  * program that fills a chunk every 60 us), or by a thread that lacks a chunk;
  * at the latest its wait times out. It dozes only with chunks to spare.
@@ -226,7 +226,14 @@ struct ct_pool_ctl {
 	_Atomic uint32_t pt_in_place;
 	_Atomic uint32_t pt_stepped;
 
-	uint8_t pad[16];
+	/*
+	 * Dozing, the chunks published that wake the recorder (0: CT_WAKE_BATCH):
+	 * the recorder asks for the rest of a block it gathers, not for a look at
+	 * every eighth chunk it would leave where it is. Taken from the padding
+	 * before the descriptors, which older runtimes leave zero.
+	 */
+	_Atomic uint32_t wake_batch;
+	uint8_t pad[12];
 	struct ct_chunk_desc desc[];
 };
 

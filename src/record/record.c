@@ -202,6 +202,25 @@ static int ct_serve_over(struct ct_session *s)
 	return 1;
 }
 
+/*
+ * Dozing, how many chunks to wait for: what the blocks gathered lack, as the
+ * chunks left for later (full_left) are all a thread's. Woken at every
+ * eighth chunk instead, the recorder looked at what it left there again: some
+ * 190 wakes of 20 us for yaml-cpp, 4 % of its CPU. Never more than the free
+ * chunks less a batch, so that threads do not run out first (the pool would
+ * grow), nor fewer than a batch.
+ */
+static uint32_t ct_wake_batch(struct ct_session *s)
+{
+	int32_t spare = atomic_load(&s->pool.ctl->free_count) - (int32_t)CT_WAKE_BATCH;
+	uint32_t want = s->col.block_chunks > s->col.full_left
+				? s->col.block_chunks - s->col.full_left
+				: CT_WAKE_BATCH;
+	if (spare < (int32_t)want)
+		want = spare > 0 ? (uint32_t)spare : 0;
+	return want > CT_WAKE_BATCH ? want : CT_WAKE_BATCH;
+}
+
 static void ct_sleep(struct ct_session *s)
 {
 	struct ct_pool_ctl *ctl = s->pool.ctl;
@@ -215,8 +234,10 @@ static void ct_sleep(struct ct_session *s)
 	 * pool.h): live views and flight recorders want each chunk as it comes, a
 	 * lossy recording's threads drop what finds no chunk
 	 */
-	atomic_store(&ctl->recorder_sleeping, ct_collector_unhurried(&s->col) ? CT_RECORDER_DOZING
-									     : CT_RECORDER_ASLEEP);
+	int dozing = ct_collector_unhurried(&s->col);
+	if (dozing)
+		atomic_store(&ctl->wake_batch, ct_wake_batch(s));
+	atomic_store(&ctl->recorder_sleeping, dozing ? CT_RECORDER_DOZING : CT_RECORDER_ASLEEP);
 	/* published since the last pass? (those it left for later do not count) */
 	uint32_t full = 0;
 	for (uint32_t i = 0; i < s->pool.released && full <= s->col.full_left; i++)

@@ -108,8 +108,9 @@ static void ct_publish(struct ct_pool_ctl *ctl, int32_t idx)
 	atomic_store(&d->state, CT_CHUNK_FULL);
 	uint32_t pending = atomic_fetch_add(&ctl->full_pending, 1) + 1;
 	uint32_t sleeping = atomic_load(&ctl->recorder_sleeping);
+	uint32_t batch = atomic_load_explicit(&ctl->wake_batch, memory_order_relaxed);
 	if (sleeping == CT_RECORDER_ASLEEP ||
-	    (sleeping == CT_RECORDER_DOZING && pending >= CT_WAKE_BATCH))
+	    (sleeping == CT_RECORDER_DOZING && pending >= (batch ? batch : CT_WAKE_BATCH)))
 		ct_pool_wake_recorder(ctl);
 }
 
