@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A loaded module's GNU build-id: see buildid.h. */
 #include <elf.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "buildid.h"
@@ -28,4 +29,21 @@ const uint8_t *ct_module_build_id_note(const struct dl_phdr_info *info, uint32_t
 		}
 	}
 	return NULL;
+}
+
+void ct_hex_bytes(const uint8_t *b, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+	out[2 * n] = 0;
+}
+
+int ct_module_build_id_hex(const struct dl_phdr_info *info, char *out, size_t room)
+{
+	uint32_t len;
+	const uint8_t *id = ct_module_build_id_note(info, &len);
+	if (!id || len < 8 || (size_t)len * 2 >= room)
+		return 0;
+	ct_hex_bytes(id, len, out);
+	return 1;
 }

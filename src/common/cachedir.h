@@ -24,6 +24,12 @@
 
 #define CT_FNV_START 0xcbf29ce484222325ull
 
+/* A cache file's parts are padded to 8 bytes. */
+static inline uint64_t ct_cache_pad8(uint64_t n)
+{
+	return (n + 7) & ~(uint64_t)7;
+}
+
 /* FNV-1a 64 of n bytes at p, continuing from h (CT_FNV_START to begin). */
 uint64_t ct_fnv1a(const void *p, size_t n, uint64_t h) CT_HIDDEN;
 

@@ -250,14 +250,20 @@ uint32_t ct_writer_compress(struct ct_writer *w, const void *payload, uint32_t l
 	return (uint32_t)n;
 }
 
+int ct_writer_block_packed(struct ct_writer *w, uint16_t type, uint16_t flags, uint32_t raw,
+			   const void *data, uint32_t len)
+{
+	if (!(flags & CT_BLOCK_ZSTD))
+		return ct_writer_block(w, type, flags, data, len, NULL, 0);
+	return ct_writer_block(w, type, flags, &raw, sizeof(raw), data, len);
+}
+
 int ct_writer_block_zstd(struct ct_writer *w, uint16_t type, const void *payload, uint32_t len)
 {
 	uint16_t flags;
 	const void *out;
 	uint32_t n = ct_writer_compress(w, payload, len, &flags, &out);
-	if (!flags)
-		return ct_writer_block(w, type, 0, payload, len, NULL, 0);
-	return ct_writer_block(w, type, CT_BLOCK_ZSTD, &len, sizeof(len), out, n);
+	return ct_writer_block_packed(w, type, flags, len, out, n);
 }
 
 int ct_writer_close(struct ct_writer *w)

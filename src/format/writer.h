@@ -43,6 +43,9 @@ int ct_writer_block_zstd(struct ct_writer *w, uint16_t type, const void *payload
  */
 uint32_t ct_writer_compress(struct ct_writer *w, const void *payload, uint32_t len, uint16_t *flags,
 			    const void **out);
+/* The block ct_writer_compress made (or any made so): its flags, raw length and bytes. */
+int ct_writer_block_packed(struct ct_writer *w, uint16_t type, uint16_t flags, uint32_t raw,
+			   const void *data, uint32_t len);
 /* Write the blocks held back so far. */
 int ct_writer_flush(struct ct_writer *w);
 /* The same if the oldest was held back age_ns or more: the recorder calls it before it waits. */

@@ -212,11 +212,12 @@ static int ct_serve_over(struct ct_session *s)
  */
 static uint32_t ct_wake_batch(struct ct_session *s)
 {
-	int32_t spare = atomic_load(&s->pool.ctl->free_count) - (int32_t)CT_WAKE_BATCH;
+	/* in 64 bits: the program can write the count (the pool is its too) */
+	int64_t spare = (int64_t)atomic_load(&s->pool.ctl->free_count) - CT_WAKE_BATCH;
 	uint32_t want = s->col.block_chunks > s->col.full_left
 				? s->col.block_chunks - s->col.full_left
 				: CT_WAKE_BATCH;
-	if (spare < (int32_t)want)
+	if (spare < (int64_t)want)
 		want = spare > 0 ? (uint32_t)spare : 0;
 	return want > CT_WAKE_BATCH ? want : CT_WAKE_BATCH;
 }

@@ -58,18 +58,6 @@ struct ct_symcache_head {
 	uint32_t data_len;
 };
 
-static size_t ct_pad8(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
-}
-
-static void ct_hex(const uint8_t *id, size_t len, char *out)
-{
-	for (size_t i = 0; i < len; i++)
-		sprintf(out + 2 * i, "%02x", id[i]);
-	out[2 * len] = 0;
-}
-
 static void ct_symcache_say(const struct ct_symcache *sc, const char *name, const char *what)
 {
 	if (sc->debug)
@@ -77,15 +65,11 @@ static void ct_symcache_say(const struct ct_symcache *sc, const char *name, cons
 }
 
 /* calltrace's own build-id in hex, from its notes in memory (the first module is the program) */
-static int ct_find_self(struct dl_phdr_info *info, size_t size, void *hex)
+static int ct_find_self(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	uint32_t len;
-	const uint8_t *id = ct_module_build_id_note(info, &len);
+	struct ct_symcache *sc = arg;
 	(void)size;
-	if (!id || len < 8 || len > 32)
-		return -1; /* no build-id: no cache */
-	ct_hex(id, len, hex);
-	return 1;
+	return ct_module_build_id_hex(info, sc->tool, sizeof(sc->tool)) ? 1 : -1;
 }
 
 void ct_symcache_open(struct ct_symcache *sc)
@@ -97,7 +81,7 @@ void ct_symcache_open(struct ct_symcache *sc)
 	if ((off && *off && strcmp(off, "0")) || !getenv("HOME"))
 		return;
 	/* a rebuilt calltrace may read symbols otherwise under the same version */
-	if (dl_iterate_phdr(ct_find_self, sc->tool) != 1)
+	if (dl_iterate_phdr(ct_find_self, sc) != 1)
 		return;
 	sc->dir = ct_cache_dir_open("symtab");
 }
@@ -131,7 +115,7 @@ static int ct_key_add(struct ct_buf *b, const char *what, const uint8_t *id, siz
 	struct stat st;
 	if (stat(path, &st) < 0)
 		return 0;
-	ct_hex(id, id_len, hex);
+	ct_hex_bytes(id, id_len, hex);
 	char *line = ct_printf("%s=%s %llx:%llx:%llx:%lld.%09ld:%lld.%09ld %s\n", what, hex,
 			       (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
 			       (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
@@ -165,7 +149,7 @@ int ct_symcache_key(const struct ct_symcache *sc, const struct ct_collector *c,
 		ct_buf_free(&b);
 		return 0;
 	}
-	ct_hex(m->build_id, m->build_id_len, hex);
+	ct_hex_bytes(m->build_id, m->build_id_len, hex);
 	snprintf(k->name, sizeof(k->name), "%s-%016llx.symtab", hex,
 		 (unsigned long long)ct_fnv1a(b.data, b.len, CT_FNV_START));
 	k->text = (char *)b.data;
@@ -187,7 +171,7 @@ static int ct_symcache_well_formed(const struct ct_symkey *k, const uint8_t *p, 
 	if (len < sizeof(*h) + sizeof(sum))
 		return 0;
 	memcpy(h, p, sizeof(*h));
-	uint64_t body = sizeof(*h) + ct_pad8(h->key_len) + ct_pad8(h->data_len);
+	uint64_t body = sizeof(*h) + ct_cache_pad8(h->key_len) + ct_cache_pad8(h->data_len);
 	/* the sizes first: the key is compared only once it is known to be in the file */
 	if (memcmp(h->magic, CT_SYMCACHE_MAGIC, 8) || h->key_len != k->len ||
 	    body + sizeof(sum) != len || (h->flags != 0 && h->flags != CT_BLOCK_ZSTD) ||
@@ -214,12 +198,8 @@ int ct_symcache_use(struct ct_symcache *sc, const struct ct_symkey *k, struct ct
 		free(data);
 		return 0;
 	}
-	const uint8_t *bytes = (const uint8_t *)data + sizeof(h) + ct_pad8(h.key_len);
-	if (h.flags)
-		ct_writer_block(w, CT_BLOCK_SYMTAB, CT_BLOCK_ZSTD, &h.raw_len, sizeof(h.raw_len),
-				bytes, h.data_len);
-	else
-		ct_writer_block(w, CT_BLOCK_SYMTAB, 0, bytes, h.data_len, NULL, 0);
+	const uint8_t *bytes = (const uint8_t *)data + sizeof(h) + ct_cache_pad8(h.key_len);
+	ct_writer_block_packed(w, CT_BLOCK_SYMTAB, h.flags, h.raw_len, bytes, h.data_len);
 	free(data);
 	utimensat(sc->dir, k->name, NULL, AT_SYMLINK_NOFOLLOW); /* used: kept longer */
 	ct_symcache_say(sc, k->name, "used");
@@ -231,7 +211,7 @@ void ct_symcache_save(struct ct_symcache *sc, const struct ct_symkey *k, uint16_
 {
 	static const char zeros[8];
 	struct ct_symcache_head h = { CT_SYMCACHE_MAGIC, (uint32_t)k->len, flags, 0, raw, len };
-	size_t kpad = ct_pad8(k->len) - k->len, dpad = ct_pad8(len) - len;
+	size_t kpad = ct_cache_pad8(k->len) - k->len, dpad = ct_cache_pad8(len) - len;
 
 	if (sc->dir < 0 || k->len > CT_SYMCACHE_MAX || len > CT_SYMCACHE_MAX - k->len)
 		return;

@@ -98,10 +98,7 @@ static void ct_write_symtab(struct ct_collector *c, const struct ct_rec_module *
 		const void *out;
 		uint32_t len = ct_writer_compress(c->w, b.data, (uint32_t)b.len, &flags, &out);
 		uint32_t raw = (uint32_t)b.len;
-		if (flags)
-			ct_writer_block(c->w, CT_BLOCK_SYMTAB, flags, &raw, sizeof(raw), out, len);
-		else
-			ct_writer_block(c->w, CT_BLOCK_SYMTAB, 0, out, len, NULL, 0);
+		ct_writer_block_packed(c->w, CT_BLOCK_SYMTAB, flags, raw, out, len);
 		if (cached && !changed) /* not the code that ran: never kept */
 			ct_symcache_save(sc, &key, flags, raw, out, len);
 	}

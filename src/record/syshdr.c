@@ -28,6 +28,8 @@
 #include <unistd.h>
 
 #include "syshdr.h"
+#include "../common/buildid.h"
+#include "../common/cachedir.h"
 #include "../common/syshdr.h"
 #include "../symbols/symbols.h"
 #include "../util/util.h"
@@ -90,12 +92,9 @@ static char *ct_syshdr_cache_dir(void)
 static char *ct_syshdr_cache_path(const char *dir, const struct ct_syshdr_head *h)
 {
 	static const char key[] = "calltrace-syshdr " CT_VERSION;
-	uint64_t hash = 0xcbf29ce484222325ull;
+	uint64_t hash = ct_fnv1a(key, sizeof(key) - 1, CT_FNV_START);
 	char id[2 * sizeof(h->build_id) + 1];
-	for (size_t i = 0; key[i]; i++)
-		hash = (hash ^ (uint8_t)key[i]) * 0x100000001b3ull;
-	for (uint32_t i = 0; i < h->build_id_len; i++)
-		sprintf(id + 2 * i, "%02x", h->build_id[i]);
+	ct_hex_bytes(h->build_id, ct_min(h->build_id_len, sizeof(h->build_id)), id);
 	return ct_printf("%s/%s-%016llx.syshdr", dir, id, (unsigned long long)hash);
 }
 

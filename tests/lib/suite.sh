@@ -26,6 +26,8 @@
 #   suite_needs TOOL...             a FAIL for each tool missing; finish if $CT is not built
 #   suite_workdir                   W, a fresh /tmp/ct-NAME.XXXXXX, removed by finish
 #                                   (unless KEEP is set)
+#   suite_cache_dir                 calltrace's cache under W (XDG_CACHE_HOME), what it does
+#                                   said (CALLTRACE_CACHE_DEBUG=1), no --no-cache inherited
 #
 # A suite that must clean up defines its own finish after this file, ending with
 # suite_close.
@@ -125,4 +127,10 @@ suite_workdir() {
 		suite_close
 		exit
 	}
+}
+
+# suite_cache_dir: calltrace's cache directory under W, what is done with its files said
+suite_cache_dir() {
+	export XDG_CACHE_HOME=$W/cache CALLTRACE_CACHE_DEBUG=1
+	unset CALLTRACE_NO_CACHE
 }

@@ -31,8 +31,7 @@ run() { timeout -k 5 $T "$@"; }
 
 suite_needs gcc "$PY"
 suite_workdir
-export XDG_CACHE_HOME=$W/cache CALLTRACE_CACHE_DEBUG=1
-unset CALLTRACE_NO_CACHE
+suite_cache_dir
 DIR=$XDG_CACHE_HOME/calltrace
 
 if ! gcc -O2 -g "$ROOT/tests/patch/shapes.c" -o "$W/shapes" 2>"$W/build.err" ||

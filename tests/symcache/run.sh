@@ -29,8 +29,7 @@ run() { timeout -k 5 $T "$@"; }
 
 suite_needs gcc "$PY"
 suite_workdir
-export XDG_CACHE_HOME=$W/cache CALLTRACE_CACHE_DEBUG=1
-unset CALLTRACE_NO_CACHE
+suite_cache_dir
 DIR=$XDG_CACHE_HOME/calltrace/symtab
 
 # prog.c NAME: a program whose functions are leaf_NAME and twice

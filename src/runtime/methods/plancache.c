@@ -55,28 +55,11 @@ struct ct_plan_head {
 	uint64_t text_off, text_len;
 };
 
-static size_t ct_pad8(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
-}
-
 static void ct_plan_debug(const struct ct_plancache *pc, const char *what)
 {
 	const char *d = ct_getenv("CALLTRACE_CACHE_DEBUG");
 	if (d && *d == '1')
 		fprintf(stderr, "calltrace: plan cache %s: %s\n", pc->name, what);
-}
-
-/* The module's GNU build-id in hex, from its notes in memory; 0 if it has none. */
-static int ct_build_id_hex(const struct dl_phdr_info *info, char *out, size_t room)
-{
-	uint32_t len;
-	const uint8_t *id = ct_module_build_id_note(info, &len);
-	if (!id || len < 8 || (size_t)len * 2 >= room)
-		return 0;
-	for (uint32_t k = 0; k < len; k++)
-		sprintf(out + 2 * k, "%02x", id[k]);
-	return 1;
 }
 
 struct ct_self_id {
@@ -94,7 +77,7 @@ static int ct_find_self(struct dl_phdr_info *info, size_t size, void *data)
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
 		if (ph->p_type == PT_LOAD && me >= start && me < start + ph->p_memsz) {
-			self->found = ct_build_id_hex(info, self->hex, sizeof(self->hex));
+			self->found = ct_module_build_id_hex(info, self->hex, sizeof(self->hex));
 			return 1;
 		}
 	}
@@ -125,7 +108,7 @@ void ct_plancache_open(struct ct_plancache *pc, const struct dl_phdr_info *info,
 	pc->key_len = 0;
 	pc->data = NULL;
 	pc->offered = pc->save_tried = pc->saved = 0;
-	if (ct_plan_disabled() || !ct_build_id_hex(info, id, sizeof(id)))
+	if (ct_plan_disabled() || !ct_module_build_id_hex(info, id, sizeof(id)))
 		return;
 	dl_iterate_phdr(ct_find_self, &self);
 	ct_key_add(pc, "calltrace-plan", CT_VERSION);
@@ -169,7 +152,7 @@ static int ct_plan_well_formed(const struct ct_plancache *pc, size_t *count)
 	if (memcmp(h.magic, CT_PLAN_MAGIC, 8) || h.rec_size != sizeof(struct ct_plan_rec) ||
 	    h.key_len != pc->key_len || h.text_off != pc->text_off || h.text_len != pc->text_len)
 		return 0;
-	size_t body = sizeof(h) + ct_pad8(h.key_len);
+	size_t body = sizeof(h) + ct_cache_pad8(h.key_len);
 	if (h.count > (pc->len - sizeof(h)) / sizeof(struct ct_plan_rec) ||
 	    pc->len != body + (size_t)h.count * sizeof(struct ct_plan_rec) + sizeof(sum))
 		return 0;
@@ -212,7 +195,7 @@ const struct ct_plan_rec *ct_plancache_records(struct ct_plancache *pc, size_t *
 	}
 	const struct ct_plan_rec *r =
 		(const void *)((const char *)pc->data + sizeof(struct ct_plan_head) +
-			       ct_pad8(pc->key_len));
+			       ct_cache_pad8(pc->key_len));
 	if (!ct_plan_records_sane(r, count, pc->text_off, pc->text_len)) {
 		ct_plan_debug(pc, "ignored (a record out of bounds)");
 		return NULL;
@@ -255,7 +238,7 @@ void ct_plancache_save(struct ct_plancache *pc, const struct ct_plan_rec *r, siz
 	pc->save_tried = 1;
 	if (!pc->usable || n > CT_PLAN_MAX_FILE / sizeof(*r))
 		return;
-	size_t pad = ct_pad8(pc->key_len) - pc->key_len;
+	size_t pad = ct_cache_pad8(pc->key_len) - pc->key_len;
 	uint64_t sum = ct_fnv1a(&h, sizeof(h), CT_FNV_START);
 	sum = ct_fnv1a(pc->key, pc->key_len, sum);
 	sum = ct_fnv1a(zeros, pad, sum);
