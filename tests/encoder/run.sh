@@ -27,6 +27,8 @@
 #   jobs-modes/*       --jobs 2 with --ring and with --lossy: the recording ends,
 #                      recorded + lost = every call
 #   bad-jobs/*         --jobs 0, 257, x: one line on stderr, exit 2
+#   tail-exits/CC/*    gcc's and clang's -O2 tail-called exit hooks (tail.c): each
+#                      exit at its call's stack pointer (a bit to the encoder), exact
 #   groups/*           a thread's chunks that wait together (the recorder stopped while
 #                      the thread fills 70 of them) go into blocks of 64 chunks: exact
 # Every command has a deadline.
@@ -233,6 +235,59 @@ for mode in ring lossy; do
 		fi
 	else
 		bad $d "record or info failed" $d/err
+	fi
+done
+
+# ---- exit hooks the compiler tail-called: paired with their calls ----
+# Each exit record has the stack pointer of the call it ends (the runtime takes it from
+# its shadow stack: the hook itself runs in the caller's frame), so that the encoder
+# stores the return as a bit; the counts stay exact.
+for cc in gcc clang; do
+	d=tail-exits/$cc
+	mkdir -p $d
+	if ! timeout -k 5 $T $cc -O2 -finstrument-functions "$HERE/tail.c" -o $d/tail 2>$d/build.err; then
+		bad $d/built "tail.c does not build with $cc -O2" $d/build.err
+		continue
+	fi
+	# the test means nothing unless the hooks are jumped to
+	if [ "$(objdump -d $d/tail | grep -Ec 'jmp .*<__cyg_profile_func_exit@plt>')" -ge 3 ]; then
+		ok $d/built
+	else
+		bad $d/built "$cc did not tail-call the exit hook of leaf, middle and rec"
+	fi
+	if ! timeout -k 5 $T "$CT" record -o $d/t.data -- $d/tail 100 >$d/out 2>$d/err ||
+		! timeout -k 5 $T "$CT" report -i $d/t.data >$d/report 2>&1; then
+		bad $d/paired "record or report failed" $d/err
+		continue
+	fi
+	got="$(calls $d/report main) $(calls $d/report middle) $(calls $d/report rec) $(calls $d/report leaf)"
+	if [ "$got" = "1 100 442 300" ]; then
+		ok $d/counts
+	else
+		bad $d/counts "calls main middle rec leaf: $got (1 100 442 300)" $d/report
+	fi
+	# every exit against its call's stack pointer: how many exits, how many differ
+	timeout -k 5 $T "$CT" dump -i $d/t.data 2>/dev/null | $PY -c '
+import sys
+calls, exits, differ = [], 0, 0
+for line in sys.stdin:
+    f = line.split()
+    if len(f) < 5 or f[0] == "#" or f[2] not in ("enter", "exit"):
+        continue
+    if f[2] == "enter":
+        calls.append((f[-1], f[3]))
+        continue
+    exits += 1
+    while calls and calls[-1][0] != f[-1]:
+        calls.pop()
+    if calls:
+        differ += calls.pop()[1] != f[3]
+print(exits, differ)' >$d/pairs
+	# main, middle, rec and leaf (clang's build also has atoi's, a library call)
+	if [ "$(cut -d' ' -f2 $d/pairs)" = 0 ] && [ "$(cut -d' ' -f1 $d/pairs)" -ge 843 ]; then
+		ok $d/paired
+	else
+		bad $d/paired "exits, of which at another stack pointer than their call: $(cat $d/pairs) (843 or more, 0)"
 	fi
 done
 

@@ -60,7 +60,9 @@ CT_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
 {
 	struct ct_thread *t = &ct_self;
 	uintptr_t sp = CT_ARCH_CALLER_SP();
-	(void)call_site;
+	/* tail-called: we return where the function would have (shadow.h) */
+	if (ct_unlikely((uintptr_t)__builtin_return_address(0) == (uintptr_t)call_site))
+		sp = ct_shadow_tail_sp(t, (uintptr_t)fn, sp);
 	if (ct_gated(t)) {
 		ct_paused_at(t, ct_shadow_exit(t, (uintptr_t)fn, sp));
 		return;

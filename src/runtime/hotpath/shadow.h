@@ -153,6 +153,35 @@ ct_shadow_enter(struct ct_thread *t, uintptr_t fn, uintptr_t sp)
 	return d;
 }
 
+/*
+ * The stack pointer an exit hook that the compiler tail-called records. The
+ * function's frame is gone, so the hook runs at its caller's stack pointer,
+ * where its return would not pair with its call: not in the recorder's
+ * encoding (a return that is not the newest open call's costs a code), nor
+ * at once for the builder (which matches it by its parent's stack pointer).
+ * It takes the stack pointer of the call it ends instead, as the exit hook
+ * of a function that kept its frame would have: the newest open call of the
+ * function whose parent's stack pointer is at or above the hook's (the
+ * builder's rule), among the frames the hook's is above. A tail call is
+ * certain: the hook then returns where the function would have (its return
+ * address is call_site), which a hook called in the function's body never
+ * does.
+ */
+static inline __attribute__((always_inline)) uintptr_t
+ct_shadow_tail_sp(const struct ct_thread *t, uintptr_t fn, uintptr_t sp)
+{
+	const struct ct_shadow_frame *s = t->shadow;
+	uint32_t d = t->sdepth;
+
+	if (!s || d > t->scap)
+		return sp;
+	for (; d && s[d - 1].sp < sp && s[d - 1].fn < CT_PSEUDO_BASE; d--)
+		if (s[d - 1].fn == fn &&
+		    (d == 1 || s[d - 2].fn >= CT_PSEUDO_BASE || s[d - 2].sp >= sp))
+			return s[d - 1].sp;
+	return sp;
+}
+
 /* A call ends: returns the depth left. */
 static inline __attribute__((always_inline)) uint32_t
 ct_shadow_exit(struct ct_thread *t, uintptr_t fn, uintptr_t sp)
