@@ -76,6 +76,22 @@ void ct_shadow_land(struct ct_thread *t, uintptr_t sp)
 		t->resume_from = d;
 }
 
+/*
+ * ct_shadow_tail_sp when the newest frame is not the function's under its
+ * caller's: frames a jump left (no wrapper saw it), or a signal handler's
+ * barrier under it. The frames the hook's stack pointer is above, newest
+ * first, never past a barrier.
+ */
+uintptr_t ct_shadow_tail_sp_below(const struct ct_thread *t, uintptr_t fn, uintptr_t sp)
+{
+	const struct ct_shadow_frame *s = t->shadow;
+	for (uint32_t d = t->sdepth; d && s[d - 1].sp < sp && s[d - 1].fn < CT_PSEUDO_BASE; d--)
+		if (s[d - 1].fn == fn &&
+		    (d == 1 || s[d - 2].fn >= CT_PSEUDO_BASE || s[d - 2].sp >= sp))
+			return s[d - 1].sp;
+	return sp;
+}
+
 uint32_t ct_shadow_signal(struct ct_thread *t, int sig, uintptr_t sp)
 {
 	uint32_t d = t->sdepth;

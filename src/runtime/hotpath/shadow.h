@@ -167,19 +167,21 @@ ct_shadow_enter(struct ct_thread *t, uintptr_t fn, uintptr_t sp)
  * address is call_site), which a hook called in the function's body never
  * does.
  */
+uintptr_t ct_shadow_tail_sp_below(const struct ct_thread *t, uintptr_t fn, uintptr_t sp) CT_HIDDEN;
+
 static inline __attribute__((always_inline)) uintptr_t
 ct_shadow_tail_sp(const struct ct_thread *t, uintptr_t fn, uintptr_t sp)
 {
 	const struct ct_shadow_frame *s = t->shadow;
 	uint32_t d = t->sdepth;
 
-	if (!s || d > t->scap)
+	if (ct_unlikely(!s || d - 1 >= t->scap)) /* none open, or the newest not kept */
 		return sp;
-	for (; d && s[d - 1].sp < sp && s[d - 1].fn < CT_PSEUDO_BASE; d--)
-		if (s[d - 1].fn == fn &&
-		    (d == 1 || s[d - 2].fn >= CT_PSEUDO_BASE || s[d - 2].sp >= sp))
-			return s[d - 1].sp;
-	return sp;
+	/* most often the newest, its caller's frame at or above the hook's */
+	const struct ct_shadow_frame *f = &s[d - 1];
+	if (ct_likely(f->fn == fn && f->sp < sp && (d == 1 || f[-1].sp >= sp)))
+		return f->sp;
+	return ct_shadow_tail_sp_below(t, fn, sp);
 }
 
 /* A call ends: returns the depth left. */
