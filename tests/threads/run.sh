@@ -20,6 +20,10 @@
 #                    (lossy) recorded + lost = every event
 #   recorder-zombie  the recorder SIGKILLed and never reaped while the program
 #                    waits for chunks: the program runs on (tests/threads/zombie.py)
+#   late/*           tests/threads/late.c (-pg -mfentry) and late_deep.c
+#                    (-finstrument-functions): calls 40 deep in a pthread key's
+#                    destructor that runs after the runtime ended the thread: the
+#                    program runs to its end (the TLS frames are not overrun), exact
 #   ptrace/*         the barriers with --method=ptrace (the tracer holds a chunk
 #                    per thread): exact with 1,000; accounted with 100 and 4K chunks
 # Every command has a deadline: a hang is a FAIL, and its processes are killed.
@@ -192,6 +196,30 @@ if [ -x "$OUT/threads-gcc" ]; then
 	else
 		bad recorder-zombie "$(head -n1 "$OUT/zombie/out")" "$OUT/zombie/out"
 	fi
+fi
+
+# ---- calls after a thread's end, fentry over finstrument: the TLS frames' bound ----
+if timeout -k 5 $T gcc -O1 -finstrument-functions -c "$HERE/late_deep.c" -o late_deep.o \
+	2>late.err && timeout -k 5 $T gcc -O1 -pg -mfentry -c "$HERE/late.c" -o late.o 2>>late.err &&
+	timeout -k 5 $T gcc late.o late_deep.o -o late -pthread 2>>late.err; then
+	if timeout -k 5 $T "$CT" record -o late.data -- ./late 40 >late.out 2>>late.err &&
+		grep -qx done late.out; then
+		ok late/runs
+		got=$(timeout -k 5 $T "$CT" report --json -i late.data 2>/dev/null | "$PY" -c '
+import json, sys
+print(" ".join(str(r["calls"]) for r in sorted(json.load(sys.stdin), key=lambda r: r["name"])
+               if r["name"] in ("deep", "from_fentry", "later_end")))')
+		# deep 2 x 40 + 9, from_fentry 2, later_end 1
+		if [ "$got" = "89 2 1" ]; then
+			ok late/counts
+		else
+			bad late/counts "calls of deep, from_fentry, later_end: $got (89 2 1)"
+		fi
+	else
+		bad late/runs "the program failed under calltrace (exit $?)" late.err
+	fi
+else
+	bad late/built "late.c or late_deep.c does not build" late.err
 fi
 
 # the sanitized tool, if there is one: the same barriers

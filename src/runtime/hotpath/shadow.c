@@ -98,7 +98,7 @@ uint32_t ct_shadow_signal(struct ct_thread *t, int sig, uintptr_t sp)
 	if (t->shadow) {
 		t->sdepth = d + 1;
 		__asm__ volatile("" ::: "memory");
-		if (d < CT_SHADOW_CAP) {
+		if (d < t->scap) {
 			t->shadow[d].fn = CT_PSEUDO_SIGNAL + (uint32_t)sig;
 			t->shadow[d].sp = sp;
 			t->shadow[d].ret = 0;

@@ -43,7 +43,7 @@ void ct_shadow_restore(struct ct_thread *t, uint32_t depth) CT_HIDDEN;
 /* How many of the thread's open calls are kept (deeper ones are only counted). */
 static inline uint32_t ct_shadow_kept(const struct ct_thread *t)
 {
-	return t->sdepth < CT_SHADOW_CAP ? t->sdepth : CT_SHADOW_CAP;
+	return t->sdepth < t->scap ? t->sdepth : t->scap;
 }
 
 static inline int ct_shadow_prunable(const struct ct_shadow_frame *f, uintptr_t sp)
@@ -138,14 +138,19 @@ ct_shadow_enter(struct ct_thread *t, uintptr_t fn, uintptr_t sp)
 	struct ct_shadow_frame *s = t->shadow;
 	if (ct_unlikely(!s) && !(s = ct_shadow_alloc(t, CT_METHOD_FINSTRUMENT)))
 		return 0;
-	uint32_t d = t->sdepth;
-	if (ct_likely(d <= CT_SHADOW_CAP))
+	/*
+	 * The frames it holds: a thread's own (CT_SHADOW_CAP), or the few in TLS
+	 * that a method which replaces return addresses was given after the
+	 * thread's end (shadow.c), which our pushes must not run past either.
+	 */
+	uint32_t d = t->sdepth, cap = t->scap;
+	if (ct_likely(d <= cap))
 		while (d && ct_shadow_prunable(&s[d - 1], sp))
 			d--;
 	/* depth first: a handler that interrupts us must not write our slot */
 	t->sdepth = d + 1;
 	__asm__ volatile("" ::: "memory");
-	if (ct_likely(d < CT_SHADOW_CAP)) {
+	if (ct_likely(d < cap)) {
 		s[d].fn = fn;
 		s[d].sp = sp;
 		s[d].ret = 0;
@@ -192,7 +197,7 @@ ct_shadow_exit(struct ct_thread *t, uintptr_t fn, uintptr_t sp)
 	if (ct_unlikely(!s))
 		return 0;
 	uint32_t d = t->sdepth;
-	if (ct_unlikely(d > CT_SHADOW_CAP)) { /* a frame that was counted, not kept */
+	if (ct_unlikely(d > t->scap)) { /* a frame that was counted, not kept */
 		t->sdepth = d - 1;
 		return d - 1;
 	}
