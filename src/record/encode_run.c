@@ -14,7 +14,8 @@
  *   codes   the records that are not a bit (calls, mostly): the function's
  *           index from the encoder's direct-mapped cache and the stack
  *           delta into their planes; the escapes, clocks' and codes', in
- *           the records' order.
+ *           the records' order. A record's kind is the one pass 2 took:
+ *           the program may write a chunk while it is read (ct_group_plain).
  *
  * A group that is not plain (a mark, an empty slot) goes record by record
  * through the generic encoder (ct_encoder_event), which the unit tests hold
@@ -66,6 +67,7 @@ static CT_HOT void ct_group_calls(struct ct_run *s, struct ct_enc_open *open, co
 		((uint64_t *)o)[2] = lo; /* kept if a call */
 		((uint64_t *)o)[3] = w1;
 		g->matched[j] = miss == 0;
+		g->ret[j] = (uint8_t)ret; /* what it took the record for (ct_group_plain) */
 		o += step + 2 * step * ret; /* below the floor (open[-1]) only until the branch */
 		if (__builtin_expect((miss & (uint64_t)ret) != 0, 0)) {
 			__asm__ volatile("" ::: "memory"); /* a branch, not a select */
@@ -143,7 +145,8 @@ static CT_HOT uint64_t ct_byte_bits(const uint8_t *m, uint32_t n, int b)
  * wide (then walked too: a clock byte 0xff, its delta to the ext column).
  */
 static CT_HOT void ct_group_codes(struct ct_encoder *e, struct ct_run *s, const uint64_t *p,
-				  const struct ct_group *g, uint64_t todo, uint64_t wide)
+				  const struct ct_group *g, uint64_t todo, uint64_t wide,
+				  uint64_t rets)
 {
 	struct ct_enc_slot *cache = e->cache;
 	uint8_t *lo = s->lo + s->x, *hi = s->hi + s->x, *ps = s->ps;
@@ -161,7 +164,7 @@ static CT_HOT void ct_group_codes(struct ct_encoder *e, struct ct_run *s, const 
 		struct ct_enc_slot *slot = ct_enc_slot_of(cache, addr);
 		if (__builtin_expect(slot->addr != addr, 0))
 			ct_enc_fill(e, slot, addr, ct_encoder_func_slow(e, addr));
-		uint64_t k = slot->code | w1 >> 63, zs = g->zs[j];
+		uint64_t k = slot->code | (rets >> j & 1), zs = g->zs[j];
 		if (__builtin_expect((zs > 0xfe) | (k > 0xfffe), 0)) {
 			k = ct_encoder_escape(e, k, 0xffff);
 			zs = ct_encoder_escape(e, zs, 0xff);
@@ -187,13 +190,24 @@ static CT_HOT void ct_group_plain(struct ct_encoder *e, struct ct_run *s, const 
 		ct_group_calls_again(s, e->open, p, n, g);
 	else
 		ct_group_calls(s, e->open, p, n, g);
-	uint64_t bits = ct_byte_bits(g->matched, n, 0), todo = ~bits & all;
+	/*
+	 * Which records pass 2 took for returns: passes 1 and 3 read the records
+	 * again, and the program may have written them meanwhile (a hostile one,
+	 * or two threads given one chunk), so pass 3 takes a record's kind from
+	 * here, never from the record, and a bit is a return's only, where calls
+	 * made again are codes: what the block says then stays what the decoder
+	 * can follow, whatever the records became.
+	 */
+	uint64_t rets = ct_byte_bits(g->ret, n, 7), bits = ct_byte_bits(g->matched, n, 0);
 	if (e->again_on) /* the calls among them were made again */
-		e->again[s->r >> 6] |= (bits & ~ct_byte_bits(g->ret, n, 7)) << (s->r & 63);
-	if (__builtin_expect(g->wide != 0, 0))
-		ct_group_codes(e, s, p, g, todo, g->wide); /* a walk of its own, with clocks */
+		e->again[s->r >> 6] |= (bits & ~rets) << (s->r & 63);
 	else
-		ct_group_codes(e, s, p, g, todo, 0);
+		bits &= rets;
+	uint64_t todo = ~bits & all;
+	if (__builtin_expect(g->wide != 0, 0))
+		ct_group_codes(e, s, p, g, todo, g->wide, rets); /* a walk of its own, with clocks */
+	else
+		ct_group_codes(e, s, p, g, todo, 0, rets);
 	e->bits[s->r >> 6] |= bits << (s->r & 63);
 	s->r += n;
 	s->lrel = ct_rel_clock(s, p[2 * n - 2]);

@@ -30,7 +30,7 @@ struct ct_group {
 	uint64_t sp_before;	   /* the stack pointer of the record before the group */
 	uint64_t zs[CT_GROUP];	   /* a record's stack delta from the one before, zigzagged */
 	uint8_t matched[CT_GROUP]; /* 1: a return that matched, or a call made again */
-	uint8_t ret[CT_GROUP];	   /* 0xff: a return (only where calls made again are bits) */
+	uint8_t ret[CT_GROUP];	   /* 0xff: pass 2 took it for a return */
 };
 
 /* A record's clock less the chunk's base (ct_clock_from_base). */

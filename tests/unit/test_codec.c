@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The EVENTS codec: what goes in comes out, and bad input never crashes it. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <zstd.h>
 
@@ -664,6 +665,104 @@ static void test_split_clock_plane(void)
 	CHECK(size[2][1] <= size[1][1] + 64);
 }
 
+/*
+ * What writes over a chunk while the recorder encodes it: a call made a
+ * return and back (kinds), or any bits of either word (anything).
+ */
+struct ct_flipper {
+	uint64_t *w;
+	size_t nrec;
+	int stop, anything;
+	uint64_t flips;
+};
+
+static void *flip_kinds(void *arg)
+{
+	struct ct_flipper *f = arg;
+	uint64_t s = 0x9e3779b97f4a7c15ull;
+
+	while (!__atomic_load_n(&f->stop, __ATOMIC_RELAXED)) {
+		uint64_t x = ct_unit_xorshift(&s), m = UINT64_C(3) << 62, *at;
+		size_t i = (size_t)(x >> 11) % f->nrec;
+		at = &f->w[2 * i + 1];
+		if (__atomic_load_n(&f->anything, __ATOMIC_RELAXED)) {
+			m = ct_unit_xorshift(&s);
+			at -= x & 1;
+		}
+		__atomic_xor_fetch(at, m, __ATOMIC_RELAXED);
+		f->flips++;
+	}
+	return NULL;
+}
+
+/*
+ * A chunk is the program's to write while the recorder encodes it (a
+ * hostile program; a free stack looped so that two threads share a chunk).
+ * The loop reads a record in more than one pass: whatever changes between
+ * them, the block it makes must decode, its records all there. Another
+ * thread flips records between call and return, then any bits of them, as
+ * the same chunk is encoded again and again, with calls made again as bits
+ * and as codes. (Before pass 3 took a record's kind from pass 2, the first
+ * rounds made blocks whose returns closed calls the decoder never opened.)
+ */
+static void test_concurrent_writer(void)
+{
+	enum { N = 4096, ROUNDS = 1500 };
+	static struct rec r[N];
+	static uint64_t w[2 * N];
+	struct ct_flipper f = { .w = w };
+	struct ct_encoder e;
+	struct ct_chunk_job j;
+	struct ct_decoder d;
+	struct ct_event ev;
+	pthread_t t;
+	int bad = 0;
+
+	size_t n = make_nested_from(r, N, 1ull << 40, 1), nw = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].kind == CT_EV_EXT)
+			continue; /* two words a record: the flipper's stride */
+		w[nw++] = ct_ev_word0(r[i].clock & CT_EV_CLOCK_MASK, r[i].sp << 4);
+		w[nw++] = ct_ev_word1(r[i].kind, r[i].addr, r[i].sp << 4);
+	}
+	f.nrec = nw / 2;
+	ct_encoder_init(&e, N, -1);
+	ct_decoder_init(&d);
+	CHECK(pthread_create(&t, NULL, flip_kinds, &f) == 0);
+	for (int round = 0; round < 2 * ROUNDS && !bad; round++) {
+		ct_encoder_again(round & 1);
+		if (round == ROUNDS)
+			__atomic_store_n(&f.anything, 1, __ATOMIC_RELAXED);
+		memset(&j, 0, sizeof(j));
+		j.d.base_clock = r[0].clock;
+		j.w = w;
+		j.nwords = nw;
+		ct_chunk_encode(&e, &j);
+		uint32_t got = 0;
+		int st = 0;
+		if (!j.out.len) { /* nothing readable at the chunk's start: no block */
+			ct_chunk_job_free(&j);
+			continue;
+		}
+		if (ct_decoder_begin(&d, j.out.data, (uint32_t)j.out.len) != 0)
+			st = -1;
+		while (st == 0 && (st = ct_decoder_next(&d, &ev)) == 1 && ++got)
+			st = 0;
+		bad = st != 0 || got != j.hdr.nrecords;
+		if (bad)
+			fprintf(stderr, "round %d: decoder %d after %u of %u records\n", round, st, got,
+				j.hdr.nrecords);
+		ct_chunk_job_free(&j);
+	}
+	__atomic_store_n(&f.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	ct_encoder_again(-1);
+	CHECK(!bad);
+	CHECK(f.flips > 0);
+	ct_decoder_free(&d);
+	ct_encoder_free(&e);
+}
+
 int main(void)
 {
 	int failures = 0;
@@ -674,6 +773,7 @@ int main(void)
 	RUN(test_clock_probe);
 	RUN(test_split_clock_plane);
 	RUN(test_corruption);
+	RUN(test_concurrent_writer);
 	RUN(test_escapes);
 	RUN(test_dictionary_grows);
 	RUN(test_deep_stack);
