@@ -38,7 +38,7 @@ static int ct_dir_ours(int fd)
 	return fd;
 }
 
-int ct_cache_dir_open(const char *sub)
+int ct_cache_dir_open(const char *sub, char *path, size_t room)
 {
 	char base[4096];
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -55,12 +55,20 @@ int ct_cache_dir_open(const char *sub)
 	strcat(base, "/calltrace");
 	mkdir(base, 0700);
 	int fd = ct_dir_ours(open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-	if (fd < 0 || !sub)
-		return fd;
-	mkdirat(fd, sub, 0700);
-	int in = ct_dir_ours(openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-	close(fd);
-	return in;
+	if (fd >= 0 && sub) {
+		mkdirat(fd, sub, 0700);
+		int in = ct_dir_ours(openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+		close(fd);
+		fd = in;
+	}
+	if (fd >= 0 && path) {
+		n = snprintf(path, room, "%s%s%s", base, sub ? "/" : "", sub ? sub : "");
+		if (n < 0 || (size_t)n >= room) {
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
 }
 
 int ct_cache_read(int dir, const char *name, size_t min, size_t max, void **data, size_t *len)
@@ -95,7 +103,7 @@ int ct_cache_read(int dir, const char *name, size_t min, size_t max, void **data
 	return 0;
 }
 
-static int ct_write_all(int fd, const void *p, size_t n)
+int ct_write_all_fd(int fd, const void *p, size_t n)
 {
 	const char *b = p;
 	while (n) {
@@ -120,7 +128,7 @@ int ct_cache_write(int dir, const char *name, const struct iovec *iov, int n)
 		return -1;
 	int bad = fchmod(fd, 0600) < 0;
 	for (int i = 0; i < n && !bad; i++)
-		bad = ct_write_all(fd, iov[i].iov_base, iov[i].iov_len) < 0;
+		bad = ct_write_all_fd(fd, iov[i].iov_base, iov[i].iov_len) < 0;
 	bad |= close(fd) < 0;
 	if (bad || renameat(dir, tmp, dir, name) < 0) {
 		unlinkat(dir, tmp, 0);

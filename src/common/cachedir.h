@@ -36,9 +36,10 @@ uint64_t ct_fnv1a(const void *p, size_t n, uint64_t h) CT_HIDDEN;
 /*
  * The cache directory, or its subdirectory sub (each kind of file that
  * prunes alone has its own), made 0700 if missing, open; -1 if there is
- * none we may trust.
+ * none we may trust. Its path into path (room bytes) if not NULL, for a
+ * file named to another process: -1 too if it does not fit.
  */
-int ct_cache_dir_open(const char *sub) CT_HIDDEN;
+int ct_cache_dir_open(const char *sub, char *path, size_t room) CT_HIDDEN;
 
 /*
  * File name in dir, whole, into a buffer of the caller's (free it): 0, or -1
@@ -47,6 +48,9 @@ int ct_cache_dir_open(const char *sub) CT_HIDDEN;
  */
 int ct_cache_read(int dir, const char *name, size_t min, size_t max, void **data,
 		  size_t *len) CT_HIDDEN;
+
+/* n bytes at p to fd, the whole of them (a write cut short goes on, EINTR too); 0 if they were. */
+int ct_write_all_fd(int fd, const void *p, size_t n) CT_HIDDEN;
 
 /* Write name in dir from n pieces (a temporary file renamed over it, 0600); 0 if it was. */
 int ct_cache_write(int dir, const char *name, const struct iovec *iov, int n) CT_HIDDEN;

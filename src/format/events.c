@@ -153,10 +153,10 @@ void ct_encoder_grow(struct ct_encoder *e, uint32_t records)
 /*
  * The open calls' memory, n entries and the one below the floor: mapped, and
  * moved by the kernel as it grows (mremap), never copied. Pages come as the
- * depth reaches them: gcc -O2 calls some functions' exit hooks at another
- * stack pointer than their entry's, and such calls stay open until the block
- * ends (yaml-cpp's reach 44,000 deep), which a realloc copied at every
- * doubling and a fill of each new half touched twice over.
+ * depth reaches them: a call whose return matches nothing stays open until
+ * the block ends (a runtime older than the tail-called exit hooks' fix left
+ * yaml-cpp's blocks 44,000 deep), which a realloc copied at every doubling
+ * and a fill of each new half touched twice over.
  */
 static struct ct_enc_open *ct_open_map(struct ct_enc_open *open, size_t old_n, size_t n)
 {

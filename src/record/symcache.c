@@ -83,7 +83,7 @@ void ct_symcache_open(struct ct_symcache *sc)
 	/* a rebuilt calltrace may read symbols otherwise under the same version */
 	if (dl_iterate_phdr(ct_find_self, sc) != 1)
 		return;
-	sc->dir = ct_cache_dir_open("symtab");
+	sc->dir = ct_cache_dir_open("symtab", NULL, 0);
 }
 
 void ct_symcache_close(struct ct_symcache *sc)

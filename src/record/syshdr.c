@@ -34,27 +34,14 @@
 #include "../symbols/symbols.h"
 #include "../util/util.h"
 
-static int ct_write_full(int fd, const void *p, size_t n)
-{
-	const char *b = p;
-	while (n) {
-		ssize_t w = write(fd, b, n);
-		if (w <= 0)
-			return -1;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The list in a sealed memfd of ours, named in the environment the program inherits. */
 static void ct_syshdr_hand(const struct ct_syshdr_head *h, const uint64_t *addr)
 {
 	int fd = memfd_create("calltrace-syshdr", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return;
-	if (ct_write_full(fd, h, sizeof(*h)) < 0 ||
-	    ct_write_full(fd, addr, h->count * sizeof(*addr)) < 0 ||
+	if (ct_write_all_fd(fd, h, sizeof(*h)) < 0 ||
+	    ct_write_all_fd(fd, addr, h->count * sizeof(*addr)) < 0 ||
 	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
 		close(fd);
 		return;
@@ -64,46 +51,45 @@ static void ct_syshdr_hand(const struct ct_syshdr_head *h, const uint64_t *addr)
 	setenv("CALLTRACE_SYSHDR", path, 1); /* fd stays open while we record */
 }
 
-/* The cache directory the runtime keeps its plans in (plancache.c), if ours alone; else NULL. */
-static char *ct_syshdr_cache_dir(void)
+/*
+ * The cache directory the runtime keeps its plans in (src/common/cachedir.c),
+ * open, its path in path; -1 if there is none of ours (or --no-cache).
+ */
+static int ct_syshdr_cache_dir(char *path, size_t room)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	const char *off = getenv("CALLTRACE_NO_CACHE");
-	struct stat st;
-	if ((off && *off && strcmp(off, "0")) || !home)
-		return NULL;
-	char *base = xdg && *xdg == '/' ? ct_strdup(xdg) :
-		     home && *home == '/' ? ct_printf("%s/.cache", home) : NULL;
-	if (!base)
-		return NULL;
-	mkdir(base, 0700);
-	char *dir = ct_printf("%s/calltrace", base);
-	free(base);
-	mkdir(dir, 0700);
-	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022)) {
-		free(dir);
-		return NULL;
-	}
-	return dir;
+	if ((off && *off && strcmp(off, "0")) || !getenv("HOME"))
+		return -1;
+	return ct_cache_dir_open(NULL, path, room);
 }
 
-/* DIR/BUILDID-HASH.syshdr: the hash of calltrace's version, whose rule made the list. */
-static char *ct_syshdr_cache_path(const char *dir, const struct ct_syshdr_head *h)
+/* BUILDID-HASH.syshdr: the hash of calltrace's version, whose rule made the list. */
+static void ct_syshdr_cache_name(const struct ct_syshdr_head *h, char *name, size_t room)
 {
 	static const char key[] = "calltrace-syshdr " CT_VERSION;
 	uint64_t hash = ct_fnv1a(key, sizeof(key) - 1, CT_FNV_START);
 	char id[2 * sizeof(h->build_id) + 1];
 	ct_hex_bytes(h->build_id, ct_min(h->build_id_len, sizeof(h->build_id)), id);
-	return ct_printf("%s/%s-%016llx.syshdr", dir, id, (unsigned long long)hash);
+	snprintf(name, room, "%s-%016llx.syshdr", id, (unsigned long long)hash);
 }
 
-/* A cached list whole and for this build-id: its time set (it was used), named for the runtime. */
-static int ct_syshdr_cached(const char *path, const struct ct_syshdr_head *want)
+/* Name the list dir/name to the runtime. */
+static void ct_syshdr_name(const char *dir, const char *name)
+{
+	char *path = ct_printf("%s/%s", dir, name);
+	setenv("CALLTRACE_SYSHDR", path, 1);
+	free(path);
+}
+
+/*
+ * A cached list whole and for this build-id: its time set (it was used).
+ * Only its head is read: the runtime maps the rest, checking the size again.
+ */
+static int ct_syshdr_cached(int dir, const char *name, const struct ct_syshdr_head *want)
 {
 	struct ct_syshdr_head h;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), ok = 0;
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), ok = 0;
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
@@ -113,29 +99,19 @@ static int ct_syshdr_cached(const char *path, const struct ct_syshdr_head *want)
 	    h.build_id_len == want->build_id_len &&
 	    !memcmp(h.build_id, want->build_id, h.build_id_len)) {
 		futimens(fd, NULL);
-		setenv("CALLTRACE_SYSHDR", path, 1);
 		ok = 1;
 	}
 	close(fd);
 	return ok;
 }
 
-/* Keep the list (a temporary file renamed into place) and name it; 0 if it could not be. */
-static int ct_syshdr_keep(const char *path, const struct ct_syshdr_head *h, const uint64_t *addr)
+/* Keep the list (a temporary file renamed into place); 0 if it could not be. */
+static int ct_syshdr_keep(int dir, const char *name, const struct ct_syshdr_head *h,
+			  const uint64_t *addr)
 {
-	char *tmp = ct_printf("%s.%d.tmp", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600), ok = 0;
-	if (fd >= 0) {
-		ok = ct_write_full(fd, h, sizeof(*h)) == 0 &&
-		     ct_write_full(fd, addr, h->count * sizeof(*addr)) == 0;
-		ok &= close(fd) == 0 && rename(tmp, path) == 0;
-		if (!ok)
-			unlink(tmp);
-	}
-	free(tmp);
-	if (ok)
-		setenv("CALLTRACE_SYSHDR", path, 1);
-	return ok;
+	struct iovec parts[] = { { (void *)h, sizeof(*h) },
+				 { (void *)addr, h->count * sizeof(*addr) } };
+	return ct_cache_write(dir, name, parts, 2) == 0;
 }
 
 struct ct_syshdr_found {
@@ -176,11 +152,12 @@ void ct_syshdr_offer(const char *path)
 	unsetenv("CALLTRACE_SYSHDR");
 	if (!ct_syshdr_head_for(path, &h))
 		return;
-	char *dir = ct_syshdr_cache_dir();
-	char *cached = dir ? ct_syshdr_cache_path(dir, &h) : NULL;
-	free(dir);
-	if (cached && ct_syshdr_cached(cached, &h)) {
-		free(cached);
+	char dir_path[4096], name[2 * sizeof(h.build_id) + 32];
+	int dir = ct_syshdr_cache_dir(dir_path, sizeof(dir_path));
+	ct_syshdr_cache_name(&h, name, sizeof(name));
+	if (dir >= 0 && ct_syshdr_cached(dir, name, &h)) {
+		ct_syshdr_name(dir_path, name);
+		close(dir);
 		return;
 	}
 	ct_dwarf_system_functions(path, ct_syshdr_add, &found);
@@ -189,9 +166,12 @@ void ct_syshdr_offer(const char *path)
 			qsort(found.addr, found.n, sizeof(*found.addr), ct_syshdr_order);
 		h.count = (uint32_t)found.n;
 		/* an empty list is kept too: the walk is what costs */
-		if (!(cached && ct_syshdr_keep(cached, &h, found.addr)) && found.n)
+		if (dir >= 0 && ct_syshdr_keep(dir, name, &h, found.addr))
+			ct_syshdr_name(dir_path, name);
+		else if (found.n)
 			ct_syshdr_hand(&h, found.addr);
 	}
 	free(found.addr);
-	free(cached);
+	if (dir >= 0)
+		close(dir);
 }

@@ -127,7 +127,7 @@ void ct_plancache_open(struct ct_plancache *pc, const struct dl_phdr_info *info,
 	pc->text_len = text_hi - text_lo;
 	snprintf(pc->name, sizeof(pc->name), "%.64s-%016llx.plan", id,
 		 (unsigned long long)ct_fnv1a(pc->key, pc->key_len, CT_FNV_START));
-	pc->dir = ct_cache_dir_open(NULL);
+	pc->dir = ct_cache_dir_open(NULL, NULL, 0);
 	pc->usable = pc->dir >= 0;
 }
 
